@@ -1,0 +1,50 @@
+/**
+ * Request schemas of the HTTP API (DESIGN §11). Every body schema is closed: an unknown field is
+ * a 400 naming it, and nothing is written. The same schemas generate `/openapi.json`.
+ */
+import { z } from 'zod';
+
+export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
+/** A Compose document, as YAML text or as the parsed object. */
+export const composeBody = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
+const commandBody = z.union([z.string().min(1), z.array(z.string()).min(1)]);
+
+export const createTeamBody = z.strictObject({ name: slug });
+export const createTokenBody = z.strictObject({
+  name: z.string().min(1).max(100),
+  /** Team id or name; admin tokens only. Default: the caller's own team. */
+  team: z.string().optional(),
+});
+export const createProjectBody = z.strictObject({
+  name: slug,
+  compose: composeBody.optional(),
+  repo: z.string().optional(),
+  branch: z.string().optional(),
+  approval: z.enum(['auto', 'required']).optional(),
+});
+export const deployBody = z.strictObject({
+  compose: composeBody.optional(),
+  source: z.strictObject({ repo: z.string(), ref: z.string() }).optional(),
+  env: slug.default('production'),
+  warm: commandBody.optional(),
+  target: z.strictObject({ host: z.string().optional(), cloud: z.string().optional() }).optional(),
+  envelope: z.strictObject({ payload: z.string(), signature: z.string() }).optional(),
+});
+export const createEnrollmentKeyBody = z.strictObject({
+  /** Seconds until the key expires (default 1 h). */
+  expires_in: z.number().int().min(1).max(30 * 24 * 3600).default(3600),
+  single_use: z.boolean().default(false),
+});
+export const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  after: z.string().optional(),
+});
+export const deploymentsQuery = listQuery.extend({ env: z.string().optional() });
+export const eventsQuery = z.strictObject({
+  subject: z.string().min(1),
+  after: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+
+export type DeployBody = z.infer<typeof deployBody>;
+export type CreateProjectBody = z.infer<typeof createProjectBody>;

@@ -1,0 +1,145 @@
+/**
+ * The domain vocabulary (DESIGN §2). `as const` arrays are the source of the unions, so a new
+ * status or kind fails the build wherever a `Record<…>` must handle it.
+ */
+import type { Spec } from './spec.js';
+
+export const DEPLOYMENT_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'rolled_back'] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+export const PHASE_STATUSES = ['pending', 'running', 'ok', 'failed', 'skipped'] as const;
+export type PhaseStatus = (typeof PHASE_STATUSES)[number];
+
+/** Seed 002's env status vocabulary. */
+export const ENV_STATUSES = [
+  'planning',
+  'awaiting_approval',
+  'deploying',
+  'running',
+  'degraded',
+  'failed',
+  'upgrading',
+  'stopping',
+  'stopped',
+  'tearing_down',
+  'torn_down',
+  'separated',
+] as const;
+export type EnvStatus = (typeof ENV_STATUSES)[number];
+
+export const ENV_STAGES = ['production', 'preview', 'fork', 'verify', 'sandbox'] as const;
+export type EnvStage = (typeof ENV_STAGES)[number];
+
+export const HOST_STATUSES = ['pending', 'connected', 'degraded', 'disconnected', 'deprovisioning', 'removed'] as const;
+export type HostStatus = (typeof HOST_STATUSES)[number];
+
+/** Operation kinds (seed 000 + DESIGN §4) and their phases, in execution order. */
+export const KIND_PHASES = {
+  deploy: ['resolve', 'place', 'provision', 'join', 'prepare', 'start', 'health', 'warm', 'snapshot', 'ingress', 'verdict'],
+  fork: ['place', 'clone', 'health', 'verdict'],
+  snapshot: ['snapshot', 'health', 'verdict'],
+  rollback: ['restore', 'health', 'verdict'],
+  verify: ['stop', 'collect', 'snapshot', 'clone', 'grade', 'verdict'],
+  destroy: ['teardown', 'verdict'],
+  promote: ['gate.fork', 'gate.consistency', 'gate.replay', 'gate.invariants', 'gate.soak', 'apply', 'verdict'],
+  stop: ['stop', 'verdict'],
+  start: ['start', 'health', 'verdict'],
+  separate: ['release', 'verdict'],
+} as const satisfies Record<string, readonly string[]>;
+export type DeploymentKind = keyof typeof KIND_PHASES;
+export type PhaseName<K extends DeploymentKind = DeploymentKind> = (typeof KIND_PHASES)[K][number];
+
+export type Evidence = Record<string, unknown> | null;
+
+export interface Phase {
+  readonly name: string;
+  readonly status: PhaseStatus;
+  readonly evidence: Evidence;
+  readonly started_at: string | null;
+  readonly finished_at: string | null;
+}
+
+export interface Deployment {
+  readonly id: string;
+  readonly kind: DeploymentKind;
+  readonly env: string;
+  readonly status: DeploymentStatus;
+  readonly error: string | null;
+  readonly created_at: string;
+  readonly finished_at: string | null;
+  readonly phases: readonly Phase[];
+}
+
+export interface Endpoint {
+  readonly service: string;
+  readonly url: string;
+}
+
+export interface Env {
+  readonly id: string;
+  readonly name: string;
+  readonly project: string;
+  readonly stage: EnvStage;
+  readonly status: EnvStatus;
+  readonly current_version: string | null;
+  readonly parent_version: string | null;
+  readonly host: string | null;
+  readonly endpoints: readonly Endpoint[];
+  readonly last_error: string | null;
+  readonly created_at: string;
+}
+
+export interface Version {
+  readonly id: string;
+  readonly env: string;
+  readonly number: number;
+  readonly healthy: boolean;
+  readonly snapshot: string | null;
+  readonly services: Spec['services'];
+  readonly volumes: Spec['volumes'];
+  readonly created_at: string;
+}
+
+export interface Project {
+  readonly id: string;
+  readonly name: string;
+  readonly team: string;
+  readonly compose: string | null;
+  readonly repo: string | null;
+  readonly branch: string | null;
+  readonly approval: 'auto' | 'required';
+  readonly created_at: string;
+}
+
+export interface HostFacts {
+  readonly hostname: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly runtimes: readonly string[];
+  readonly dataset_driver: 'btrfs' | 'copy';
+  readonly agent_version: string;
+}
+
+export interface Host {
+  readonly id: string;
+  readonly name: string;
+  readonly team: string;
+  readonly kind: 'sidecar' | 'provider';
+  readonly status: HostStatus;
+  readonly facts: HostFacts | null;
+  readonly last_heartbeat_at: string | null;
+  readonly created_at: string;
+}
+
+export interface DenvEvent {
+  readonly id: number;
+  readonly subject: string;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly at: string;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly next: string | null;
+}

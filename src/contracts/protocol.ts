@@ -1,0 +1,117 @@
+/**
+ * The agent protocol over `/agent/ws` (DESIGN §6). JSON text frames, one message each.
+ *
+ *   agent → control plane: hello, heartbeat, result
+ *   control plane → agent: welcome, refused, command
+ *
+ * Commands are persisted by the control plane and delivered at least once; the agent answers each
+ * by `id` and applies a command id at most once (a duplicate gets the stored answer, or joins the
+ * run still in flight). A `result` with `ok: false` is an *error* (the agent could not do the
+ * work); work that ran and failed (a service failing health) is `ok: true` with an outcome that
+ * says so (STYLE "failed vs error").
+ */
+import { z } from 'zod';
+import type { HostFacts } from './domain.js';
+import type { ServiceSpec } from './spec.js';
+
+export const PROTOCOL_VERSION = 1;
+
+const hostFacts = z.looseObject({
+  hostname: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  runtimes: z.array(z.string()),
+  dataset_driver: z.enum(['btrfs', 'copy']),
+  agent_version: z.string(),
+});
+
+export const agentMessage = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('hello'),
+    protocol: z.number().int(),
+    name: z.string().min(1),
+    facts: hostFacts,
+    /** First connection: trade an enrollment key for a host credential. */
+    enrollment_key: z.string().optional(),
+    /** Later connections. */
+    host_id: z.string().optional(),
+    credential: z.string().optional(),
+  }),
+  z.object({ type: z.literal('heartbeat') }),
+  z.object({
+    type: z.literal('result'),
+    id: z.string(),
+    ok: z.boolean(),
+    result: z.unknown().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+]);
+export type AgentMessage = z.infer<typeof agentMessage>;
+
+export type ControlMessage =
+  | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number }
+  | { type: 'refused'; code: string; message: string }
+  | { type: 'command'; id: string; kind: CommandKind; payload: unknown };
+
+export const controlMessage = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number() }),
+  z.object({ type: z.literal('refused'), code: z.string(), message: z.string() }),
+  z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
+]);
+
+/** Every command the agent understands, with its payload and its result. */
+export interface Commands {
+  /** Prepare datasets, start the version's services on fresh ports, wait for health, probe egress.
+   *  Services of other versions of the env keep running (the phase engine stops them on success
+   *  through env.rollback / a later env.create with `retire_others`). On start or health failure the
+   *  agent stops what this command started and reports the outcome; nothing else changes. */
+  'env.create': {
+    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; retire_others: boolean };
+    result: EnvCreateResult;
+  };
+  /** Make `version` the one running: start its services if not running (adopting live ones),
+   *  stop every other version of the env. `restore_data` also restores datasets from the snapshot. */
+  'env.rollback': {
+    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; snapshot: string | null; restore_data: boolean };
+    result: EnvCreateResult & { restored: string | null };
+  };
+  /** Pause every service of the env, snapshot every dataset as `name`, resume. */
+  'env.snapshot': {
+    payload: { env: string; name: string; volumes: string[] };
+    result: { snapshot: string; datasets: string[]; frozen_for: number; consistent: boolean };
+  };
+  /** Run argv in a service's context (its env, working dir, PORT, datasets). */
+  'env.exec': {
+    payload: { env: string; service: string; command: string[]; timeout_ms: number };
+    result: { exit: number | null; stdout: string; stderr: string; timed_out: boolean };
+  };
+  /** Stop every process of the env and delete its datasets, snapshots and ports. */
+  'env.destroy': {
+    payload: { env: string };
+    result: { removed: { processes: number; datasets: number; snapshots: number; ports: number } };
+  };
+}
+export type CommandKind = keyof Commands;
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy'] as const satisfies readonly CommandKind[];
+
+export interface ServiceEndpoint {
+  readonly service: string;
+  readonly url: string;
+  readonly port: number;
+}
+
+export interface EnvCreateResult {
+  /** `healthy`: all services up and healthy. `start_failed`: a process would not start or exited at once.
+   *  `unhealthy`: started but failed its health check. */
+  readonly outcome: 'healthy' | 'start_failed' | 'unhealthy';
+  readonly message: string | null;
+  readonly started_in_ms: number;
+  readonly healthy_in_ms: number | null;
+  readonly endpoints: readonly ServiceEndpoint[];
+  readonly datasets: readonly string[];
+  readonly egress: { readonly ok: boolean; readonly target: string; readonly detail: string };
+  /** Per service: pid, port, and for failures the last lines it printed. */
+  readonly services: Readonly<Record<string, { pid: number | null; port: number; log_tail?: string[] }>>;
+}
+
+export type { HostFacts };

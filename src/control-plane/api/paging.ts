@@ -1,0 +1,25 @@
+import { DenvError } from '../../contracts/errors.js';
+
+/** Opaque list cursors: the (created_at, id) of the last item, base64url. */
+export function encodeCursor(createdAt: unknown, id: string): string {
+  return Buffer.from(JSON.stringify([new Date(createdAt as string).toISOString(), id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): [string, string] | null {
+  if (!cursor) return null;
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+  } catch {
+    /* fall through */
+  }
+  throw new DenvError('BAD_REQUEST', 'after: not a cursor returned by this API');
+}
+
+/** Rows were fetched with limit+1; answer `{items, next}`. */
+export function page<R extends { id: string; created_at: unknown }, T>(rows: R[], limit: number, map: (r: R) => T): { items: T[]; next: string | null } {
+  const more = rows.length > limit;
+  const kept = rows.slice(0, limit);
+  const last = kept[kept.length - 1];
+  return { items: kept.map(map), next: more && last ? encodeCursor(last.created_at, last.id) : null };
+}

@@ -1,0 +1,73 @@
+import { createProjectBody, deployBody, listQuery } from '../../contracts/api.js';
+import { DenvError } from '../../contracts/errors.js';
+import { newId } from '../../contracts/ids.js';
+import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
+import { createDeployment } from '../operations/create-deployment.js';
+import { toDeployment, toEnv, toProject, type EnvRow, type ProjectRow } from '../store/rows.js';
+import { findProject } from './lookup.js';
+import { decodeCursor, page } from './paging.js';
+import { route } from './route.js';
+
+function composeObject(compose: string | Record<string, unknown>): { spec: Spec; stored: unknown } {
+  const spec = parseSpec(compose);
+  return { spec, stored: compose };
+}
+
+export const projectRoutes = [
+  route({
+    method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201,
+    async handler({ db }, { auth, body }) {
+      const stored = body.compose !== undefined ? composeObject(body.compose).stored : null; // validates first: nothing written on bad Compose
+      const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
+      if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
+      const rows = await db.query<ProjectRow>(
+        'insert into projects (id, team, name, compose, repo, branch, approval) values ($1, $2, $3, $4, $5, $6, $7) returning *',
+        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto'],
+      );
+      return toProject(rows[0]!);
+    },
+  }),
+  route({
+    method: 'GET', url: '/v1/projects', summary: 'List projects', query: listQuery,
+    async handler({ db }, { auth, query }) {
+      const after = decodeCursor(query.after);
+      const rows = await db.query<ProjectRow>(
+        `select * from projects where team = $1 ${after ? 'and (created_at, id) > ($3::timestamptz, $4)' : ''} order by created_at, id limit $2`,
+        after ? [auth.team, query.limit + 1, after[0], after[1]] : [auth.team, query.limit + 1],
+      );
+      return page(rows, query.limit, toProject);
+    },
+  }),
+  route({
+    method: 'GET', url: '/v1/projects/:project', summary: 'Read a project (id or name)',
+    async handler({ db }, { auth, params }) {
+      return toProject(await findProject(db, auth.team, params.project!));
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202,
+    async handler({ db, bus }, { auth, body, params }) {
+      if (body.source) throw new DenvError('BAD_REQUEST', 'source: deploy-from-source is not available yet; send compose');
+      if (body.envelope) throw new DenvError('BAD_REQUEST', 'envelope: signed deploys are not available yet');
+      if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
+      const project = await findProject(db, auth.team, params.project!);
+      const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
+      if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
+      const spec = parseSpec(compose);
+      const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
+      const out = await db.tx(async (tx) => {
+        let env = (await tx.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated') for update", [project.id, body.env]))[0];
+        if (!env) {
+          env = (await tx.query<EnvRow>(
+            "insert into envs (id, team, project, name, stage, status) values ($1, $2, $3, $4, $5, 'deploying') returning *",
+            [newId('env'), auth.team, project.id, body.env, body.env === 'production' ? 'production' : 'preview'],
+          ))[0]!;
+        }
+        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'deploy', params: { spec, warm, target: body.target ?? null } });
+        return { deployment: toDeployment(dep), env: toEnv(env) };
+      });
+      bus.emit('kick');
+      return out;
+    },
+  }),
+];

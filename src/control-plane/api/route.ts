@@ -1,0 +1,52 @@
+/**
+ * A route is data: method, path, the zod schemas of its body and query, who may call it, and a
+ * handler. The same list registers the Fastify routes and generates `/openapi.json`, so the
+ * schema that validates a request is the one the document shows.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { Bus } from '../bus.js';
+import type { Engine } from '../operations/engine.js';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import type { Db } from '../store/db.js';
+
+export interface Auth {
+  readonly team: string;
+  readonly tokenId: string;
+  readonly admin: boolean;
+}
+
+export interface ApiContext {
+  readonly db: Db;
+  readonly bus: Bus;
+  readonly engine: Engine;
+  readonly agents: AgentGateway;
+}
+
+export interface Call<B, Q> {
+  readonly auth: Auth;
+  readonly body: B;
+  readonly query: Q;
+  readonly params: Record<string, string>;
+  readonly req: FastifyRequest;
+  readonly reply: FastifyReply;
+}
+
+export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> {
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+  readonly url: string;
+  readonly summary: string;
+  /** `admin`: only the admin token. Default: any valid team token. */
+  readonly access?: 'token' | 'admin';
+  readonly body?: B;
+  readonly query?: Q;
+  /** Status of a successful answer (default 200). */
+  readonly status?: number;
+  /** Answers a JSON value; or takes over the reply (SSE) and answers undefined. */
+  handler(ctx: ApiContext, call: Call<z.output<B>, z.output<Q>>): Promise<unknown>;
+}
+
+/** Identity helper that keeps B and Q inferred per route. */
+export function route<B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined>(def: RouteDef<B, Q>): RouteDef {
+  return def as unknown as RouteDef;
+}

@@ -1,0 +1,14 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * In-process notifications between the control plane's parts (never a source of truth: listeners
+ * re-read the database). Topics: `deployment` (id changed), `command` (id finished), `host` (id
+ * connected/disconnected), `kick` (work is waiting for the engine).
+ */
+export type Bus = EventEmitter<{ deployment: [string]; command: [string]; host: [string]; kick: [] }>;
+
+export function createBus(): Bus {
+  const bus = new EventEmitter() as Bus;
+  bus.setMaxListeners(0);
+  return bus;
+}

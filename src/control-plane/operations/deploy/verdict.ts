@@ -1,0 +1,59 @@
+import type { EnvCreateResult } from '../../../contracts/protocol.js';
+import type { Spec } from '../../../contracts/spec.js';
+import { messageOf } from '../../../contracts/errors.js';
+import { type PhaseContext, type PhaseDef, type PhaseResult } from '../phase.js';
+import { paramsOf, stateOf } from './state.js';
+
+const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
+const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endpoints.map((e) => ({ service: e.service, url: e.url }));
+
+/** Make `version` the env's running version on the host (the agent stops every other version). */
+function activate(ctx: PhaseContext, host: string, version: { id: string; spec: Spec; snapshot: string | null }, key: string) {
+  return ctx.call(host, 'env.rollback', {
+    env: ctx.deployment.env,
+    version: version.id,
+    services: { ...version.spec.services },
+    volumes: [...version.spec.volumes],
+    snapshot: version.snapshot,
+    // A failed deploy keeps the data written since the last snapshot: the previous version
+    // comes back on the env's live datasets. (The rollback kind restores data; see DESIGN.)
+    restore_data: false,
+  }, key);
+}
+
+async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
+  const state = stateOf(ctx.state);
+  const { spec } = paramsOf(ctx.deployment.params);
+  const version = { id: state.version!, spec, snapshot: state.snapshot ?? null };
+  const res = await activate(ctx, state.host!, version, 'activate');
+  await ctx.db.tx(async (tx) => {
+    await tx.query('update versions set healthy = true where id = $1', [version.id]);
+    await tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, version.id, JSON.stringify(endpointsOf(res))]);
+  });
+  return { status: 'ok', evidence: { version: version.id, snapshot: version.snapshot, took_ms: tookMs(ctx) }, outcome: 'succeeded' };
+}
+
+async function revert(ctx: PhaseContext): Promise<PhaseResult> {
+  const state = stateOf(ctx.state);
+  const previous = state.previous_version
+    ? (await ctx.db.query<{ id: string; spec: Spec; snapshot: string | null; healthy: boolean }>('select id, spec, snapshot, healthy from versions where id = $1', [state.previous_version]))[0]
+    : undefined;
+  if (!previous || !previous.healthy || !state.host) {
+    return { status: 'ok', evidence: { reverted: 'no previous version', took_ms: tookMs(ctx) }, outcome: 'failed' };
+  }
+  try {
+    if (!(await ctx.agents.waitConnected(state.host, ctx.config.agentWaitMs, ctx.signal))) throw new Error(`host ${state.host} is not connected`);
+    const res = await activate(ctx, state.host, previous, 'rollback');
+    await ctx.db.query('update envs set current_version = $2, endpoints = $3, updated_at = now() where id = $1', [ctx.deployment.env, previous.id, JSON.stringify(endpointsOf(res))]);
+    return { status: 'ok', evidence: { reverted_to: previous.id, took_ms: tookMs(ctx) }, outcome: 'rolled_back' };
+  } catch (err) {
+    return { status: 'failed', evidence: { reverted: `rollback failed: ${messageOf(err)}`, took_ms: tookMs(ctx) }, outcome: 'failed' };
+  }
+}
+
+/** Record the outcome. Success: the version is healthy and current, older versions stop. Failure
+ *  with a previous healthy version and a host: env.rollback to it (`rolled_back`); otherwise `failed`. */
+export const verdict: PhaseDef = {
+  name: 'verdict',
+  run: (ctx) => (ctx.failure ? revert(ctx) : succeed(ctx)),
+};

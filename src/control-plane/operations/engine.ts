@@ -1,0 +1,230 @@
+/**
+ * The phase engine: one runner for every kind. A deployment is claimed with a lease (`FOR UPDATE
+ * SKIP LOCKED`, so several control planes can share one database), then advanced phase by phase;
+ * every transition is committed before the next phase starts. After a crash the lease expires (or,
+ * on the embedded store, is cleared at start) and the deployment resumes at its first unfinished
+ * phase — it is never cancelled.
+ *
+ * Failure rule (seed 000): when a phase fails, every later phase except `verdict` becomes
+ * `skipped`, `error` becomes `<phase>: <message>`, and `verdict` still runs to record the outcome.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Phase } from '../../contracts/domain.js';
+import { DenvError, messageOf } from '../../contracts/errors.js';
+import type { Bus } from '../bus.js';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import type { DeploymentRow, EnvRow } from '../store/rows.js';
+import { KIND_DEFS } from './kinds.js';
+import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
+import { onDeploymentFinished, onDeploymentStarted } from './env-status.js';
+
+export interface EngineOptions {
+  readonly db: Db;
+  readonly bus: Bus;
+  readonly agents: AgentGateway;
+  readonly config: EngineConfig;
+  /** Lease length; a crashed owner's deployments are resumed by others after this. */
+  readonly leaseMs: number;
+  readonly sweepMs: number;
+  readonly log: (line: string) => void;
+}
+
+const nowIso = () => new Date().toISOString();
+
+export class Engine {
+  readonly owner = `cp_${randomUUID().slice(0, 8)}`;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping = false;
+  private stopped = false;
+  private readonly kick = () => void this.sweep();
+
+  constructor(private readonly opts: EngineOptions) {}
+
+  /** Start claiming work. `takeOverAll`: this process is the only one (embedded store), so leases
+   *  left by a killed predecessor are taken at once instead of after they expire. */
+  async start(takeOverAll: boolean): Promise<void> {
+    if (takeOverAll) await this.opts.db.query("update deployments set lease_owner = null, lease_until = null where status in ('pending', 'running')");
+    this.opts.bus.on('kick', this.kick);
+    this.timer = setInterval(this.kick, this.opts.sweepMs);
+    void this.sweep();
+  }
+
+  /** Stop claiming, abort what runs here, and release its leases so a successor resumes at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.opts.bus.off('kick', this.kick);
+    for (const r of this.running.values()) r.abort.abort(new DenvError('INTERNAL', 'control plane stopping'));
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    await this.opts.db.query('update deployments set lease_owner = null, lease_until = null where lease_owner = $1', [this.owner]).catch(() => {});
+  }
+
+  /** Claim runnable deployments: pending or running, lease free, and the oldest active one of their env. */
+  async sweep(): Promise<void> {
+    if (this.sweeping || this.stopped) return;
+    this.sweeping = true;
+    try {
+      const claimed = await this.opts.db.tx((tx) =>
+        tx.query<{ id: string }>(
+          `update deployments set lease_owner = $1, lease_until = now() + ($2 || ' milliseconds')::interval
+           where id in (
+             select d.id from deployments d
+             where d.status in ('pending', 'running')
+               and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
+               and not exists (select 1 from deployments e where e.env = d.env and e.status in ('pending', 'running') and e.created_at < d.created_at)
+             order by d.created_at
+             limit 20
+             for update skip locked)
+           returning id`,
+          [this.owner, String(this.opts.leaseMs)],
+        ),
+      );
+      for (const { id } of claimed) {
+        if (this.running.has(id) || this.stopped) continue;
+        const abort = new AbortController();
+        const done = this.run(id, abort.signal)
+          .catch((err) => this.opts.log(`engine: deployment ${id}: ${messageOf(err)}`))
+          .finally(() => {
+            this.running.delete(id);
+            if (!this.stopped) void this.sweep();
+          });
+        this.running.set(id, { abort, done });
+      }
+    } catch (err) {
+      if (!this.stopped) this.opts.log(`engine: sweep: ${messageOf(err)}`);
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** Wait until no deployment runs in this process (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  private async load(id: string): Promise<DeploymentRow> {
+    const rows = await this.opts.db.query<DeploymentRow>('select * from deployments where id = $1', [id]);
+    if (!rows[0]) throw new DenvError('NOT_FOUND', `deployment ${id} not found`);
+    return rows[0];
+  }
+
+  /** Commit the deployment's phases/state/status, only while we still hold its lease. */
+  private async commit(dep: DeploymentRow, fields: Partial<Pick<DeploymentRow, 'status' | 'error'>> & { finished?: boolean; started?: boolean }): Promise<void> {
+    const rows = await this.opts.db.query<{ id: string }>(
+      `update deployments set phases = $3, state = $4, status = $5, error = $6,
+         started_at = case when $7 then coalesce(started_at, now()) else started_at end,
+         finished_at = case when $8 then now() else finished_at end,
+         lease_until = now() + ($9 || ' milliseconds')::interval
+       where id = $1 and lease_owner = $2 returning id`,
+      [dep.id, this.owner, JSON.stringify(dep.phases), JSON.stringify(dep.state), fields.status ?? dep.status, fields.error !== undefined ? fields.error : dep.error, fields.started ?? false, fields.finished ?? false, String(this.opts.leaseMs)],
+    );
+    if (rows.length === 0) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
+    if (fields.status) dep.status = fields.status;
+    if (fields.error !== undefined) dep.error = fields.error;
+    this.opts.bus.emit('deployment', dep.id);
+  }
+
+  private setPhase(dep: DeploymentRow, index: number, patch: Partial<Phase>): void {
+    const phases = [...dep.phases];
+    phases[index] = { ...phases[index]!, ...patch };
+    dep.phases = phases;
+  }
+
+  private async run(id: string, stopSignal: AbortSignal): Promise<void> {
+    const { db, agents, config } = this.opts;
+    const dep = await this.load(id);
+    if (dep.status !== 'pending' && dep.status !== 'running') return;
+    const defs = KIND_DEFS[dep.kind];
+    if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind}`);
+    const lease = setInterval(() => {
+      void db.query("update deployments set lease_until = now() + ($3 || ' milliseconds')::interval where id = $1 and lease_owner = $2", [id, this.owner, String(this.opts.leaseMs)]).catch(() => {});
+    }, Math.max(250, this.opts.leaseMs / 3));
+    try {
+      if (dep.status === 'pending') {
+        await this.commit(dep, { status: 'running', started: true });
+        await db.tx(async (tx) => {
+          await onDeploymentStarted(tx, dep);
+          for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) await appendEvent(tx, { team: dep.team, subject, type: 'deployment.started', data: { kind: dep.kind } });
+        });
+      }
+      const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
+      for (let i = 0; i < dep.phases.length; i++) {
+        const phase = dep.phases[i]!;
+        if (phase.status === 'ok' || phase.status === 'skipped' || phase.status === 'failed') continue;
+        if (stopSignal.aborted) return;
+        const def = defs.find((d) => d.name === phase.name);
+        if (!def) throw new DenvError('INTERNAL', `phase ${phase.name} of ${dep.kind} is not registered`);
+        const failedPhase = dep.phases.find((p) => p.status === 'failed');
+        if (failedPhase && phase.name !== 'verdict') {
+          this.setPhase(dep, i, { status: 'skipped', evidence: { reason: `${failedPhase.name} failed` } });
+          await this.commit(dep, {});
+          continue;
+        }
+        this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
+        await this.commit(dep, {});
+
+        const timeout = AbortSignal.timeout(config.commandTimeoutMs);
+        const signal = AbortSignal.any([timeout, stopSignal]);
+        const ctx: PhaseContext = {
+          deployment: dep,
+          db,
+          agents,
+          config,
+          signal,
+          state: dep.state,
+          failure: failedPhase ? { phase: failedPhase.name, message: dep.error?.slice(failedPhase.name.length + 2) ?? 'failed' } : null,
+          env: envOf,
+          call: (host, kind, payload, key = 'main') =>
+            agents.call(host, kind, payload, { deployment: dep.id, key: `${phase.name}:${key}`, signal }),
+        };
+        let result: PhaseResult;
+        try {
+          result = await raceAbort(def.run(ctx), signal, () =>
+            timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.reason,
+          );
+        } catch (err) {
+          if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
+          const message = messageOf(err);
+          const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
+          this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
+          await this.commit(dep, { error: dep.error ?? `${phase.name}: ${message}` });
+          if (phase.name === 'verdict') await this.finish(dep, 'failed');
+          continue;
+        }
+        if (stopSignal.aborted) return;
+        this.setPhase(dep, i, { status: result.status, evidence: result.evidence, finished_at: nowIso() });
+        if (result.status === 'failed' && !dep.error) dep.error = `${phase.name}: ${String((result.evidence as { error?: string } | null)?.error ?? 'failed')}`;
+        await this.commit(dep, {});
+        if (phase.name === 'verdict') await this.finish(dep, result.outcome ?? (dep.error ? 'failed' : 'succeeded'));
+      }
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  private async finish(dep: DeploymentRow, status: DeploymentRow['status']): Promise<void> {
+    await this.commit(dep, { status, finished: true });
+    const tookMs = Date.now() - new Date((await this.load(dep.id)).started_at as string).getTime();
+    await this.opts.db.tx(async (tx) => {
+      await onDeploymentFinished(tx, dep);
+      for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) {
+        await appendEvent(tx, { team: dep.team, subject, type: 'deployment.finished', data: { status, took_ms: tookMs, error: dep.error } });
+      }
+      await tx.query('update deployments set lease_owner = null, lease_until = null where id = $1', [dep.id]);
+    });
+    this.opts.bus.emit('deployment', dep.id);
+  }
+}
+
+/** Resolve with `work`, or reject with `reason()` as soon as `signal` aborts. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * The database port: PostgreSQL is the only dialect, reached either through embedded PGlite or a
+ * PostgreSQL server (`pg`). Everything above this file speaks plain parameterised SQL through it.
+ */
+export interface Db {
+  readonly dialect: 'pglite' | 'postgres';
+  /** Run one statement with `$1…` parameters; returns the rows. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Run a script of several statements (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function one<T>(db: Db, sql: string, params?: readonly unknown[]): Promise<T | undefined> {
+  const rows = await db.query<T>(sql, params);
+  return rows[0];
+}

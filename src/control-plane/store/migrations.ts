@@ -1,0 +1,147 @@
+import type { Db } from './db.js';
+
+/**
+ * The schema, as an ordered list of migrations. A migration is never edited once landed; add a new
+ * one. Each runs in its own transaction and is recorded in `schema_migrations`.
+ */
+export const MIGRATIONS: readonly { readonly id: number; readonly name: string; readonly sql: string }[] = [
+  {
+    id: 1,
+    name: 'foundation',
+    sql: `
+create table teams (
+  id text primary key,
+  name text not null unique,
+  created_at timestamptz not null default now()
+);
+create table api_tokens (
+  id text primary key,
+  team text not null references teams(id),
+  name text not null,
+  hash text not null unique,
+  admin boolean not null default false,
+  created_at timestamptz not null default now(),
+  revoked_at timestamptz
+);
+create table projects (
+  id text primary key,
+  team text not null references teams(id),
+  name text not null,
+  compose jsonb,
+  repo text,
+  branch text,
+  approval text not null default 'auto',
+  created_at timestamptz not null default now(),
+  unique (team, name)
+);
+create table hosts (
+  id text primary key,
+  team text not null references teams(id),
+  name text not null,
+  kind text not null default 'sidecar',
+  status text not null default 'pending',
+  facts jsonb,
+  credential_hash text unique,
+  last_heartbeat_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create table enrollment_keys (
+  id text primary key,
+  team text not null references teams(id),
+  hash text not null unique,
+  expires_at timestamptz not null,
+  single_use boolean not null default false,
+  used_at timestamptz,
+  created_at timestamptz not null default now()
+);
+create table envs (
+  id text primary key,
+  team text not null references teams(id),
+  project text not null references projects(id),
+  name text not null,
+  stage text not null,
+  status text not null,
+  current_version text,
+  parent_version text,
+  host text references hosts(id),
+  endpoints jsonb not null default '[]',
+  last_error text,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create unique index envs_live_name on envs (project, name) where status not in ('torn_down', 'separated');
+create table versions (
+  id text primary key,
+  env text not null references envs(id),
+  number integer not null,
+  spec jsonb not null,
+  healthy boolean not null default false,
+  snapshot text,
+  -- the deployment that created it: lets a resumed resolve phase find its own row
+  deployment text,
+  created_at timestamptz not null default now(),
+  unique (env, number)
+);
+create table deployments (
+  id text primary key,
+  team text not null references teams(id),
+  env text not null references envs(id),
+  kind text not null,
+  status text not null,
+  error text,
+  phases jsonb not null,
+  params jsonb not null default '{}',
+  state jsonb not null default '{}',
+  lease_owner text,
+  lease_until timestamptz,
+  created_at timestamptz not null default now(),
+  started_at timestamptz,
+  finished_at timestamptz
+);
+create index deployments_env on deployments (env, created_at);
+create index deployments_active on deployments (status) where status in ('pending', 'running');
+create table commands (
+  id text primary key,
+  host text not null references hosts(id),
+  deployment text references deployments(id),
+  key text not null,
+  kind text not null,
+  payload jsonb not null,
+  status text not null default 'pending',
+  result jsonb,
+  error jsonb,
+  created_at timestamptz not null default now(),
+  sent_at timestamptz,
+  finished_at timestamptz,
+  unique (deployment, key)
+);
+create index commands_open on commands (host) where status in ('pending', 'sent');
+create table events (
+  id bigserial primary key,
+  team text,
+  subject text not null,
+  type text not null,
+  data jsonb not null default '{}',
+  at timestamptz not null default now()
+);
+create index events_subject on events (subject, id);
+`,
+  },
+];
+
+/** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */
+export async function migrate(db: Db): Promise<{ applied: number[] }> {
+  await db.exec('create table if not exists schema_migrations (id integer primary key, name text not null, applied_at timestamptz not null default now())');
+  const applied: number[] = [];
+  await db.tx(async (tx) => {
+    if (tx.dialect === 'postgres') await tx.query('select pg_advisory_xact_lock(746321)');
+    const done = new Set((await tx.query<{ id: number }>('select id from schema_migrations')).map((r) => r.id));
+    for (const m of MIGRATIONS) {
+      if (done.has(m.id)) continue;
+      await tx.exec(m.sql);
+      await tx.query('insert into schema_migrations (id, name) values ($1, $2)', [m.id, m.name]);
+      applied.push(m.id);
+    }
+  });
+  return { applied };
+}

@@ -1,0 +1,48 @@
+/** Row → API shape mappers. Timestamps leave the store as ISO strings. */
+import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvStage, EnvStatus, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
+import type { Spec } from '../../contracts/spec.js';
+
+export const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+const isoReq = (v: unknown): string => new Date(v as string).toISOString();
+
+export interface EnvRow {
+  id: string; team: string; project: string; name: string; stage: string; status: string;
+  current_version: string | null; parent_version: string | null; host: string | null;
+  endpoints: Endpoint[]; last_error: string | null; created_at: unknown; updated_at: unknown;
+}
+export const toEnv = (r: EnvRow): Env => ({
+  id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,
+  current_version: r.current_version, parent_version: r.parent_version, host: r.host,
+  endpoints: r.endpoints ?? [], last_error: r.last_error, created_at: isoReq(r.created_at),
+});
+
+export interface VersionRow { id: string; env: string; number: number; spec: Spec; healthy: boolean; snapshot: string | null; created_at: unknown }
+export const toVersion = (r: VersionRow): Version => ({
+  id: r.id, env: r.env, number: r.number, healthy: r.healthy, snapshot: r.snapshot,
+  services: r.spec.services, volumes: r.spec.volumes, created_at: isoReq(r.created_at),
+});
+
+export interface DeploymentRow {
+  id: string; team: string; env: string; kind: DeploymentKind; status: DeploymentStatus; error: string | null;
+  phases: Phase[]; params: Record<string, unknown>; state: Record<string, unknown>;
+  lease_owner: string | null; lease_until: unknown; created_at: unknown; started_at: unknown; finished_at: unknown;
+}
+export const toDeployment = (r: DeploymentRow): Deployment => ({
+  id: r.id, kind: r.kind, env: r.env, status: r.status, error: r.error,
+  created_at: isoReq(r.created_at), finished_at: iso(r.finished_at), phases: r.phases,
+});
+
+export interface ProjectRow { id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; created_at: unknown }
+export const toProject = (r: ProjectRow): Project => ({
+  id: r.id, name: r.name, team: r.team, compose: r.compose === null ? null : JSON.stringify(r.compose),
+  repo: r.repo, branch: r.branch, approval: r.approval as Project['approval'], created_at: isoReq(r.created_at),
+});
+
+export interface HostRow { id: string; team: string; name: string; kind: string; status: string; facts: HostFacts | null; last_heartbeat_at: unknown; created_at: unknown }
+export const toHost = (r: HostRow): Host => ({
+  id: r.id, name: r.name, team: r.team, kind: r.kind as Host['kind'], status: r.status as HostStatus,
+  facts: r.facts, last_heartbeat_at: iso(r.last_heartbeat_at), created_at: isoReq(r.created_at),
+});
+
+export interface EventRow { id: number; subject: string; type: string; data: Record<string, unknown>; at: unknown }
+export const toEvent = (r: EventRow): DenvEvent => ({ id: Number(r.id), subject: r.subject, type: r.type, data: r.data, at: isoReq(r.at) });

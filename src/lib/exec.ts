@@ -1,0 +1,159 @@
+/**
+ * The one module that runs external programs (STYLE 1, DESIGN §14). Programs are always given
+ * as an argv array and started without a shell: `shell: true` and command strings are never used,
+ * so nothing a user writes is ever interpreted by `sh`.
+ *
+ * `run` resolves for every program that *ran*, whatever its exit; it rejects with an `ExecError`
+ * only when the program could not be started at all (not found, not executable, bad cwd).
+ * Callers that treat a non-zero exit as an error use `runOrThrow`.
+ */
+import { spawn } from 'node:child_process';
+
+export interface RunOptions {
+  readonly cwd?: string;
+  /** The program's whole environment (not merged with ours). Default: this process's environment. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Kill the program's process group with SIGKILL after this many ms; the result says `timedOut`. */
+  readonly timeoutMs?: number;
+  /** Written to stdin, which is then closed. Without it stdin is /dev/null. */
+  readonly input?: string | Uint8Array;
+  /** Aborting kills the process group, like a timeout (but `timedOut` stays false). */
+  readonly signal?: AbortSignal;
+  /** Keep at most this many bytes of each stream, the *last* ones (where errors and results are). Default 1 MiB. */
+  readonly maxOutputBytes?: number;
+}
+
+export interface RunResult {
+  /** null when the program was ended by a signal. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+}
+
+/** A program that could not start, or (from `runOrThrow`) exited non-zero. */
+export class ExecError extends Error {
+  readonly argv: readonly string[];
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stderr: string;
+  /** The errno code when the program could not be started (`ENOENT`, `EACCES` …), else null. */
+  readonly errno: string | null;
+  constructor(argv: readonly string[], message: string, details: { exitCode?: number | null; signal?: NodeJS.Signals | null; stderr?: string; errno?: string | null } = {}) {
+    super(message);
+    this.name = 'ExecError';
+    this.argv = argv;
+    this.exitCode = details.exitCode ?? null;
+    this.signal = details.signal ?? null;
+    this.stderr = details.stderr ?? '';
+    this.errno = details.errno ?? null;
+  }
+}
+
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/** After the program exits, how long to wait for its pipes to close (a daemonised grandchild may hold them). */
+const DRAIN_AFTER_EXIT_MS = 500;
+
+/** Collects the last `cap` bytes written to a stream. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.cap && this.chunks.length > 0) {
+      const first = this.chunks[0]!;
+      const excess = this.size - this.cap;
+      if (first.length <= excess) {
+        this.chunks.shift();
+        this.size -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(excess);
+        this.size -= excess;
+      }
+    }
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+export function run(argv: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const [program, ...args] = argv;
+  if (program === undefined) return Promise.reject(new ExecError(argv, 'cannot run an empty command'));
+  const cap = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  return new Promise<RunResult>((resolve, reject) => {
+    // detached: the program leads its own process group, so a timeout or abort kills its children too.
+    const child = spawn(program, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: [opts.input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+    });
+    const stdout = new TailBuffer(cap);
+    const stderr = new TailBuffer(cap);
+    child.stdout?.on('data', (c: Buffer) => stdout.push(c));
+    child.stderr?.on('data', (c: Buffer) => stderr.push(c));
+    let timedOut = false;
+    let settled = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let drainTimer: NodeJS.Timeout | undefined;
+
+    const killGroup = () => {
+      if (child.pid === undefined || exit) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = opts.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), killGroup()), opts.timeoutMs) : undefined;
+    const onAbort = () => killGroup();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) killGroup();
+
+    const cleanup = () => {
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if (drainTimer) clearTimeout(drainTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
+    const finish = () => {
+      if (settled || !exit) return;
+      cleanup();
+      resolve({ exitCode: exit.code, signal: exit.signal, stdout: stdout.text(), stderr: stderr.text(), timedOut });
+    };
+
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (settled) return;
+      cleanup();
+      reject(new ExecError(argv, `cannot run "${program}": ${err.code ?? err.message}`, { errno: err.code ?? null, stderr: err.message }));
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      drainTimer = setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish();
+      }, DRAIN_AFTER_EXIT_MS);
+    });
+    child.on('close', finish);
+
+    if (opts.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => {}); // the program may exit without reading its input (EPIPE)
+      child.stdin.end(opts.input);
+    }
+  });
+}
+
+/** `run`, but a non-zero exit, a signal or a timeout throws an `ExecError` carrying argv, exit code and stderr. */
+export async function runOrThrow(argv: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
+  const result = await run(argv, opts);
+  if (result.exitCode === 0) return result;
+  const how = result.timedOut ? `timed out after ${opts.timeoutMs} ms` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+  const detail = result.stderr.trim().split('\n').slice(-3).join(' | ');
+  throw new ExecError(argv, `${argv.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr });
+}
