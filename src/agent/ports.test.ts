@@ -1,15 +1,22 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PortRegistry, lowestFreePort } from './ports.js';
 
 // A range of its own, so parallel test files never compete for the same ports.
 const RANGE = { min: 21000, max: 21999 };
 
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
 async function tempDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'denv-ports-'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'denv-ports-'));
+  dirs.push(dir);
+  return dir;
 }
 
 describe('lowestFreePort', () => {

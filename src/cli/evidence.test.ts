@@ -27,10 +27,12 @@ describe('summarizeEvidence', () => {
     expect(summarizeEvidence({ stderr: 'boom\nbang' })).toBe('stderr="boom\\nbang"');
   });
 
-  it('prints scalars, null and booleans as they are', () => {
-    expect(summarizeEvidence({ exit: 0, consistent: true, reward: null, frozen_for: 12.5 })).toBe(
-      'exit=0 consistent=true reward=null frozen_for=12.5',
-    );
+  it('prints numbers and booleans as they are and leaves out null fields', () => {
+    expect(summarizeEvidence({ exit: 0, consistent: true, reward: null, frozen_for: 12.5 })).toBe('exit=0 consistent=true frozen_for=12.5');
+  });
+
+  it('puts the error first', () => {
+    expect(summarizeEvidence({ cloud: null, ip: null, error: 'no connected host', took_ms: 4 })).toBe('error="no connected host" took_ms=4');
   });
 
   it('truncates long values with …', () => {
@@ -54,6 +56,10 @@ describe('summarizeEvidence', () => {
 
   it('skips undefined fields', () => {
     expect(summarizeEvidence({ a: 1, b: undefined })).toBe('a=1');
+  });
+
+  it('still shows null inside structures', () => {
+    expect(formatValue([null, 1])).toBe('[null,1]');
   });
 
   it('summarizes a non-object as a bare value', () => {

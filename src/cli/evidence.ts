@@ -14,14 +14,18 @@ export interface SummaryLimits {
 
 const DEFAULT_LIMITS: SummaryLimits = { maxValue: 48, maxTotal: 160 };
 
-/** `key=value …` for an evidence object; '' for null/empty; a bare value for a non-object. */
+/**
+ * `key=value …` for an evidence object; '' for null/empty; a bare value for a non-object.
+ * Null and undefined fields are left out (they say "not applicable" and crowd the line), and an
+ * `error` field comes first so it survives truncation.
+ */
 export function summarizeEvidence(evidence: unknown, limits: Partial<SummaryLimits> = {}): string {
   const lim = { ...DEFAULT_LIMITS, ...limits };
   if (evidence === null || evidence === undefined) return '';
   if (!isPlainObject(evidence)) return truncate(formatValue(evidence, lim.maxValue), lim.maxTotal);
-  const parts = Object.entries(evidence)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${formatValue(v, lim.maxValue)}`);
+  const entries = Object.entries(evidence).filter(([, v]) => v !== undefined && v !== null);
+  const ordered = [...entries.filter(([k]) => k === 'error'), ...entries.filter(([k]) => k !== 'error')];
+  const parts = ordered.map(([k, v]) => `${k}=${formatValue(v, lim.maxValue)}`);
   return truncate(parts.join(' '), lim.maxTotal);
 }
 

@@ -47,13 +47,36 @@ describe('formatOutcome', () => {
 describe('PhaseProgress', () => {
   it('prints the header once and each phase when its status changes', () => {
     const progress = new PhaseProgress();
-    const first = progress.update(deployment([phase('resolve', 'running', { started_at: at(0) }), phase('verdict', 'pending')]));
+    const first = progress.update(deployment([phase('resolve', 'running', { started_at: at(0) }), phase('verdict', 'pending')]), 0);
     expect(first).toEqual(['deploy dep_1 on env_1', '  … resolve']);
-    expect(progress.update(deployment([phase('resolve', 'running', { started_at: at(0) }), phase('verdict', 'pending')]))).toEqual([]);
+    expect(progress.update(deployment([phase('resolve', 'running', { started_at: at(0) }), phase('verdict', 'pending')]), 1)).toEqual([]);
     const done = progress.update(
       deployment([phase('resolve', 'ok', { started_at: at(0), finished_at: at(5) }), phase('verdict', 'ok', { started_at: at(5), finished_at: at(7) })]),
+      2,
     );
     expect(done).toEqual(['  ✓ resolve     5 ms', '  ✓ verdict     2 ms']);
+  });
+});
+
+describe('PhaseProgress with a running threshold', () => {
+  const running = deployment([phase('join', 'running', { started_at: at(0) })]);
+  const done = deployment([phase('join', 'ok', { started_at: at(0), finished_at: at(300) })]);
+
+  it('prints only the final line of a fast phase', () => {
+    const progress = new PhaseProgress(1000);
+    expect(progress.update(running, 0)).toEqual(['deploy dep_1 on env_1']);
+    expect(progress.tick(500)).toEqual([]);
+    expect(progress.update(done, 600)).toEqual(['  ✓ join   300 ms']);
+    expect(progress.tick(5000)).toEqual([]);
+  });
+
+  it('shows a slow phase as running once the threshold passes', () => {
+    const progress = new PhaseProgress(1000);
+    progress.update(running, 0);
+    expect(progress.tick(999)).toEqual([]);
+    expect(progress.tick(1000)).toEqual(['  … join']);
+    expect(progress.tick(2000)).toEqual([]);
+    expect(progress.update(done, 3000)).toEqual(['  ✓ join   300 ms']);
   });
 });
 

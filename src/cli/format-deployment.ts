@@ -46,24 +46,37 @@ export function formatOutcome(d: Deployment): string {
  * Tracks what has been printed so each phase is printed when its status changes (a phase that
  * moved from pending to done between two updates prints once, as done). Feed it every update,
  * duplicates included; it returns the lines to print.
+ *
+ * A phase's `running` line is held back until it has been running for `runningAfterMs` (by the
+ * `now` passed in), so fast phases print one line and slow ones (join, prepare) still show that
+ * something is happening; call `tick` periodically to release those lines.
  */
 export class PhaseProgress {
   private readonly printed = new Map<string, Phase['status']>();
-  private headerDone = false;
+  private readonly runningSince = new Map<string, number>();
+  private last: Deployment | null = null;
 
-  update(d: Deployment): string[] {
-    const lines: string[] = [];
-    if (!this.headerDone) {
-      lines.push(formatHeader(d));
-      this.headerDone = true;
-    }
+  constructor(private readonly runningAfterMs = 0) {}
+
+  update(d: Deployment, now: number): string[] {
+    const lines = this.last === null ? [formatHeader(d)] : [];
+    this.last = d;
     const width = phaseNameWidth(d.phases);
     for (const phase of d.phases) {
       if (phase.status === 'pending' || this.printed.get(phase.name) === phase.status) continue;
+      if (phase.status === 'running') {
+        if (!this.runningSince.has(phase.name)) this.runningSince.set(phase.name, now);
+        if (now - this.runningSince.get(phase.name)! < this.runningAfterMs) continue;
+      }
       this.printed.set(phase.name, phase.status);
       lines.push(formatPhaseLine(phase, width));
     }
     return lines;
+  }
+
+  /** Lines for phases that have now been running long enough to be shown. */
+  tick(now: number): string[] {
+    return this.last === null ? [] : this.update(this.last, now);
   }
 }
 

@@ -87,10 +87,10 @@ export function formatTable(headers: readonly string[], rows: readonly (readonly
   return [line(headers.map((h) => h.toUpperCase())), ...rows.map(line)].join('\n');
 }
 
-/** `key   value` lines for a single record, keys padded to the widest. */
+/** `key:  value` lines for a single record, keys padded to the widest; an empty key continues the one above. */
 export function formatFields(fields: readonly (readonly [string, string])[]): string {
   const width = Math.max(0, ...fields.map(([k]) => k.length));
-  return fields.map(([k, v]) => `${`${k}:`.padEnd(width + 1)}  ${v}`).join('\n');
+  return fields.map(([k, v]) => `${(k ? `${k}:` : '').padEnd(width + 1)}  ${v}`).join('\n');
 }
 
 /** The JSON the `--json` flag prints: indented, one trailing newline added by the caller. */

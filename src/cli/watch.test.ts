@@ -144,7 +144,7 @@ describe('watchDeployment', () => {
       res.end('event: end\ndata: {}\n\n');
     });
     const lines: string[] = [];
-    await watchDeployment(client, 'dep_1', { write: (l) => lines.push(l) });
+    await watchDeployment(client, 'dep_1', { write: (l) => lines.push(l), runningAfterMs: 0 });
     expect(lines).toEqual(['deploy dep_1 on env_1', '  … resolve', '  ✓ resolve    10 ms  number=1', 'succeeded in 1.0 s']);
     const json: string[] = [];
     await watchDeployment(client, 'dep_1', { json: true, write: (l) => json.push(l) });

@@ -86,6 +86,8 @@ export interface WatchOptions {
   readonly signal?: AbortSignal;
   /** Where lines go (default stdout). */
   readonly write?: (line: string) => void;
+  /** Show a phase as running only once it has run this long (default 1 s; fast phases print once). */
+  readonly runningAfterMs?: number;
 }
 
 /**
@@ -94,13 +96,18 @@ export interface WatchOptions {
  */
 export async function watchDeployment(client: ApiClient, id: string, opts: WatchOptions = {}): Promise<Deployment> {
   const write = opts.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const progress = new PhaseProgress();
-  const final = await followDeployment(client, id, {
-    signal: opts.signal,
-    onUpdate: opts.json ? undefined : (d) => progress.update(d).forEach(write),
-  });
-  write(opts.json ? toJson(final) : formatOutcome(final));
-  return final;
+  const progress = new PhaseProgress(opts.runningAfterMs ?? 1000);
+  const ticker = opts.json ? null : setInterval(() => progress.tick(Date.now()).forEach(write), 250);
+  try {
+    const final = await followDeployment(client, id, {
+      signal: opts.signal,
+      onUpdate: opts.json ? undefined : (d) => progress.update(d, Date.now()).forEach(write),
+    });
+    write(opts.json ? toJson(final) : formatOutcome(final));
+    return final;
+  } finally {
+    if (ticker) clearInterval(ticker);
+  }
 }
 
 /** 0 only for a deployment that succeeded. */

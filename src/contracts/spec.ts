@@ -126,7 +126,8 @@ function invalid(path: string, message: string): never {
 /** Split a Compose command string into argv the way Compose does (no shell is involved). */
 export function splitCommand(value: string | readonly string[], path: string): string[] {
   if (typeof value !== 'string') return [...value];
-  const words = parseShellWords(value);
+  // Variables stay literal: denv does not interpolate (shell-quote would expand them to '').
+  const words = parseShellWords(value, (key) => `$${key}`);
   return words.map((word) => {
     if (typeof word !== 'string') invalid(path, 'shell operators (|, &&, >, globs …) are not allowed; denv runs commands as argv without a shell');
     return word;

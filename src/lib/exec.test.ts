@@ -1,4 +1,4 @@
-import { mkdtemp, realpath } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,7 @@ describe('run', () => {
       input: 'hello',
     });
     expect(r.stdout.trim()).toBe(`${dir} yes - hello`);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it('kills the process group on timeout and says so', async () => {

@@ -9,10 +9,11 @@ export const MIGRATIONS: readonly { readonly id: number; readonly name: string; 
     id: 1,
     name: 'foundation',
     sql: `
+-- created_at is timestamptz(3): list cursors carry milliseconds, so rows must not hold more.
 create table teams (
   id text primary key,
   name text not null unique,
-  created_at timestamptz not null default now()
+  created_at timestamptz(3) not null default now()
 );
 create table api_tokens (
   id text primary key,
@@ -20,7 +21,7 @@ create table api_tokens (
   name text not null,
   hash text not null unique,
   admin boolean not null default false,
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   revoked_at timestamptz
 );
 create table projects (
@@ -31,7 +32,7 @@ create table projects (
   repo text,
   branch text,
   approval text not null default 'auto',
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   unique (team, name)
 );
 create table hosts (
@@ -43,7 +44,7 @@ create table hosts (
   facts jsonb,
   credential_hash text unique,
   last_heartbeat_at timestamptz,
-  created_at timestamptz not null default now()
+  created_at timestamptz(3) not null default now()
 );
 create table enrollment_keys (
   id text primary key,
@@ -52,7 +53,7 @@ create table enrollment_keys (
   expires_at timestamptz not null,
   single_use boolean not null default false,
   used_at timestamptz,
-  created_at timestamptz not null default now()
+  created_at timestamptz(3) not null default now()
 );
 create table envs (
   id text primary key,
@@ -66,7 +67,7 @@ create table envs (
   host text references hosts(id),
   endpoints jsonb not null default '[]',
   last_error text,
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   updated_at timestamptz not null default now()
 );
 create unique index envs_live_name on envs (project, name) where status not in ('torn_down', 'separated');
@@ -79,7 +80,7 @@ create table versions (
   snapshot text,
   -- the deployment that created it: lets a resumed resolve phase find its own row
   deployment text,
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   unique (env, number)
 );
 create table deployments (
@@ -94,7 +95,7 @@ create table deployments (
   state jsonb not null default '{}',
   lease_owner text,
   lease_until timestamptz,
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   started_at timestamptz,
   finished_at timestamptz
 );
@@ -110,7 +111,7 @@ create table commands (
   status text not null default 'pending',
   result jsonb,
   error jsonb,
-  created_at timestamptz not null default now(),
+  created_at timestamptz(3) not null default now(),
   sent_at timestamptz,
   finished_at timestamptz,
   unique (deployment, key)

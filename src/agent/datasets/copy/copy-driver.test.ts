@@ -1,11 +1,17 @@
-import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CopyDatasetDriver } from './copy-driver.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
 
 async function driver(): Promise<{ dir: string; d: CopyDatasetDriver }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'denv-copy-'));
+  dirs.push(dir);
   return { dir, d: new CopyDatasetDriver(dir) };
 }
 

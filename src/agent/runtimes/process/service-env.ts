@@ -58,3 +58,8 @@ export function envDir(dataDir: string, env: string): string {
 export function serviceKey(id: ServiceIdentity): string {
   return `${id.env}/${id.version}/${id.service}`;
 }
+
+/** Every log of the env: `<dataDir>/logs/<env>`. */
+export function envLogDir(dataDir: string, env: string): string {
+  return path.join(dataDir, 'logs', env);
+}

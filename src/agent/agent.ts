@@ -1,0 +1,113 @@
+/**
+ * `denv agent`: the host half of denv. Wires the parts together and owns their lifetime:
+ *
+ *   data dir → command store (prune results > 24 h) → process runtime (adopt live services)
+ *   → link to the control plane → dispatcher running commands against the context.
+ *
+ * `close()` ends the link and the agent's timers but never stops services: they keep running
+ * and the next agent on the same data dir adopts them.
+ */
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { messageOf } from '../contracts/errors.js';
+import { CommandStore } from './commands/command-store.js';
+import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
+import type { AgentContext } from './context.js';
+import { CopyDatasetDriver } from './datasets/copy/copy-driver.js';
+import { hostFacts } from './facts.js';
+import { AgentLink } from './link/link.js';
+import { agentSocketUrl } from './link/socket-url.js';
+import { KeyedMutex } from './mutex.js';
+import { DEFAULT_PORT_RANGE, PortRegistry, type PortRange } from './ports.js';
+import { ProcessRuntime } from './runtimes/process/process-runtime.js';
+
+export interface AgentOptions {
+  /** http(s)://host:port of the control plane. */
+  control: string;
+  enrollmentKey?: string;
+  dataDir: string;
+  /** Default os.hostname(). */
+  name?: string;
+  log?: (line: string) => void;
+  /** Host ports handed to services (default 20000–29999). Agents sharing a machine should get disjoint ranges. */
+  ports?: PortRange;
+}
+
+export interface AgentHandle {
+  /** Resolves after the first welcome; rejects if the agent fails to start or is closed before one. */
+  readonly hostId: Promise<string>;
+  /** Closes the socket, stops timers; does NOT stop services. */
+  close(): Promise<void>;
+}
+
+function defaultLog(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} agent: ${line}\n`);
+}
+
+/** Start an agent. Throws at once only for an unusable control URL; everything else is retried or logged. */
+export function startAgent(opts: AgentOptions): AgentHandle {
+  const log = opts.log ?? defaultLog;
+  agentSocketUrl(opts.control); // validate now: a bad URL is a usage error, not something to retry
+  const dataDir = path.resolve(opts.dataDir);
+
+  let resolveHostId!: (id: string) => void;
+  let rejectHostId!: (err: Error) => void;
+  const hostId = new Promise<string>((resolve, reject) => ((resolveHostId = resolve), (rejectHostId = reject)));
+  hostId.catch(() => {}); // observed by whoever awaits it; never an unhandled rejection
+
+  let closed = false;
+  let link: AgentLink | null = null;
+  let runtime: ProcessRuntime | null = null;
+
+  const ready = (async () => {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const store = new CommandStore(path.join(dataDir, 'commands'), log);
+    const pruned = await store.prune();
+    if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
+    runtime = await ProcessRuntime.open({ dataDir, log });
+    if (closed) return;
+    const ctx: AgentContext = {
+      dataDir,
+      control: opts.control,
+      runtime,
+      ports: new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE),
+      datasets: new CopyDatasetDriver(dataDir),
+      envLocks: new KeyedMutex(),
+      log,
+    };
+    let dispatcher: Dispatcher | null = null;
+    const activeLink = new AgentLink({
+      control: opts.control,
+      dataDir,
+      name: opts.name ?? os.hostname(),
+      enrollmentKey: opts.enrollmentKey,
+      facts: hostFacts(),
+      log,
+      onWelcome: (id) => {
+        resolveHostId(id);
+        dispatcher?.flush();
+      },
+      onCommand: (msg) => {
+        dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
+      },
+    });
+    dispatcher = createDispatcher(ctx, store, (msg) => activeLink.send(msg));
+    link = activeLink;
+    activeLink.start();
+  })().catch((err: unknown) => {
+    log(`agent failed to start: ${messageOf(err)}`);
+    rejectHostId(err instanceof Error ? err : new Error(messageOf(err)));
+  });
+
+  return {
+    hostId,
+    async close() {
+      closed = true;
+      await ready;
+      await (link as AgentLink | null)?.close();
+      (runtime as ProcessRuntime | null)?.close();
+      rejectHostId(new Error('agent closed before the control plane welcomed it'));
+    },
+  };
+}

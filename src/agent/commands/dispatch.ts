@@ -1,0 +1,80 @@
+/**
+ * The command runner: everything around a handler. Validates the payload, dedupes by command id
+ * (CommandStore), times and logs the run, and answers `{type: 'result', id, ok, result | error}`.
+ *
+ * Answers: one `result` per completed run, sent on whatever socket is up when it completes; a
+ * re-delivered command that already finished is answered again from the store; a re-delivery
+ * that joins a run in flight is not answered separately (the run's own answer covers it). An
+ * answer that could not be sent (socket down) stays pending and is sent again by `flush()`, which
+ * the link calls after each welcome.
+ */
+import type { AgentMessage } from '../../contracts/protocol.js';
+import { parseOrThrow } from '../../contracts/validation.js';
+import type { AgentContext } from '../context.js';
+import type { CommandOutcome, CommandStore } from './command-store.js';
+import { HANDLERS, isCommandKind } from './index.js';
+import { PAYLOADS } from './payloads.js';
+
+export interface CommandMessage {
+  readonly id: string;
+  readonly kind: string;
+  readonly payload: unknown;
+}
+
+type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
+
+export interface Dispatcher {
+  /** Handle one command; resolves once it is answered (or left pending for `flush`). */
+  dispatch(msg: CommandMessage): Promise<void>;
+  /** Re-send answers that could not be sent earlier. */
+  flush(): void;
+}
+
+function resultMessage(id: string, outcome: CommandOutcome): ResultMessage {
+  return outcome.ok ? { type: 'result', id, ok: true, result: outcome.result } : { type: 'result', id, ok: false, error: outcome.error };
+}
+
+export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage) => boolean): Dispatcher {
+  const pending = new Map<string, ResultMessage>();
+
+  const answer = (msg: ResultMessage) => {
+    if (send(msg)) pending.delete(msg.id);
+    else pending.set(msg.id, msg);
+  };
+
+  return {
+    async dispatch({ id, kind, payload }) {
+      const receivedAt = Date.now();
+      if (!isCommandKind(kind)) {
+        ctx.log(`command ${id}: unknown kind "${kind}"`);
+        answer({ type: 'result', id, ok: false, error: { code: 'BAD_REQUEST', message: `this agent does not know command kind "${kind}"` } });
+        return;
+      }
+      const { outcome, source } = await store.run(id, kind, async () => {
+        ctx.log(`command ${id} ${kind} started`);
+        // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
+        const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
+        return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt);
+      });
+      const took = Date.now() - receivedAt;
+      const summary = outcome.ok ? describeResult(outcome.result) : `error ${outcome.error.code}: ${outcome.error.message}`;
+      if (source === 'joined') {
+        ctx.log(`command ${id} ${kind} re-delivered while running; answered by the run itself`);
+        return;
+      }
+      ctx.log(source === 'stored' ? `command ${id} ${kind} already done; re-sending its result (${summary})` : `command ${id} ${kind} finished in ${took} ms: ${summary}`);
+      answer(resultMessage(id, outcome));
+    },
+    flush() {
+      for (const msg of [...pending.values()]) answer(msg);
+    },
+  };
+}
+
+function describeResult(result: unknown): string {
+  if (result && typeof result === 'object' && 'outcome' in result) {
+    const r = result as { outcome: unknown; message?: unknown };
+    return r.message ? `${String(r.outcome)}: ${String(r.message)}` : String(r.outcome);
+  }
+  return 'ok';
+}

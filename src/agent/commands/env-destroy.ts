@@ -1,0 +1,20 @@
+import { rm } from 'node:fs/promises';
+import { stopVersionsExcept } from '../envs/stop-services.js';
+import { envLogDir } from '../runtimes/process/service-env.js';
+import type { CommandHandler } from './handler.js';
+
+/**
+ * env.destroy: stop every process of the env (all versions), delete its datasets, snapshots,
+ * logs and state, release its ports. Idempotent: destroying an env this host does not know
+ * answers zero counts.
+ */
+export const envDestroy: CommandHandler<'env.destroy'> = {
+  run: (p, ctx) =>
+    ctx.envLocks.run(p.env, async () => {
+      const { processes, ports } = await stopVersionsExcept(ctx, p.env, null);
+      const { datasets, snapshots } = await ctx.datasets.destroy(p.env);
+      await ctx.runtime.forgetEnv(p.env);
+      await rm(envLogDir(ctx.dataDir, p.env), { recursive: true, force: true });
+      return { removed: { processes, datasets, snapshots, ports } };
+    }),
+};

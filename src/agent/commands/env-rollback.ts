@@ -1,0 +1,30 @@
+import { DenvError } from '../../contracts/errors.js';
+import { assertRunnable, startVersion } from '../envs/start-version.js';
+import { stopVersionsExcept } from '../envs/stop-services.js';
+import type { CommandHandler } from './handler.js';
+
+/**
+ * env.rollback: make `version` the one running. Without data restore: adopt or start it (the
+ * env.create path), and once it is healthy stop every other version. With `restore_data` and a
+ * `snapshot`: stop everything first (datasets must not change under a live process), restore the
+ * datasets from the snapshot, then start. A version that fails to come up leaves the other
+ * versions running (unless they were stopped for the restore).
+ */
+export const envRollback: CommandHandler<'env.rollback'> = {
+  run: (p, ctx, receivedAt) =>
+    ctx.envLocks.run(p.env, async () => {
+      assertRunnable(p.services);
+      let restored: string | null = null;
+      if (p.restore_data && p.snapshot !== null) {
+        if (!(await ctx.datasets.hasSnapshot(p.env, p.snapshot))) {
+          throw new DenvError('NOT_FOUND', `snapshot "${p.snapshot}" of env ${p.env} does not exist on this host`);
+        }
+        await stopVersionsExcept(ctx, p.env, null);
+        await ctx.datasets.restore(p.env, p.snapshot, p.volumes);
+        restored = p.snapshot;
+      }
+      const result = await startVersion(ctx, p, receivedAt);
+      if (result.outcome === 'healthy') await stopVersionsExcept(ctx, p.env, p.version);
+      return { ...result, restored };
+    }),
+};

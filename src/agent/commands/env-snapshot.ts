@@ -1,0 +1,24 @@
+import type { CommandHandler } from './handler.js';
+
+/**
+ * env.snapshot: a consistent snapshot (DESIGN §8). Every running service of the env (all
+ * versions) is SIGSTOPped, each dataset copied into snapshot `name`, then everything is
+ * SIGCONTed — always, even when the copy fails. `frozen_for` is pause → resume in ms (0 when
+ * nothing ran); `consistent` is true when every running service was confirmed paused.
+ */
+export const envSnapshot: CommandHandler<'env.snapshot'> = {
+  run: (p, ctx) =>
+    ctx.envLocks.run(p.env, async () => {
+      const pausedAt = Date.now();
+      let pause = { total: 0, paused: 0 };
+      let datasets: string[];
+      try {
+        pause = await ctx.runtime.pause(p.env);
+        datasets = await ctx.datasets.snapshot(p.env, p.name, p.volumes);
+      } finally {
+        ctx.runtime.resume(p.env);
+      }
+      const frozenFor = pause.total > 0 ? Date.now() - pausedAt : 0;
+      return { snapshot: p.name, datasets, frozen_for: frozenFor, consistent: pause.paused === pause.total };
+    }),
+};

@@ -1,0 +1,23 @@
+/**
+ * The registry of command handlers: the only list of what the agent can do. A `Record` over
+ * `CommandKind`, so a kind added to protocol.ts fails the build here until it is handled.
+ */
+import type { CommandKind } from '../../contracts/protocol.js';
+import { envCreate } from './env-create.js';
+import { envDestroy } from './env-destroy.js';
+import { envExec } from './env-exec.js';
+import { envRollback } from './env-rollback.js';
+import { envSnapshot } from './env-snapshot.js';
+import type { CommandHandler } from './handler.js';
+
+export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
+  'env.create': envCreate,
+  'env.rollback': envRollback,
+  'env.snapshot': envSnapshot,
+  'env.exec': envExec,
+  'env.destroy': envDestroy,
+};
+
+export function isCommandKind(kind: string): kind is CommandKind {
+  return Object.hasOwn(HANDLERS, kind);
+}

@@ -1,0 +1,41 @@
+/**
+ * Runtime validation of command payloads. protocol.ts gives their TypeScript types; the agent
+ * still checks what arrives on the wire, so a malformed command is answered `BAD_REQUEST` naming
+ * the path instead of failing somewhere deep. Names that become path components (env, version,
+ * service, volume, snapshot) are restricted to letters, digits, `_ . -`.
+ * Unknown fields are dropped, not refused: a newer control plane may send more.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import type { Commands, CommandKind } from '../../contracts/protocol.js';
+import { SAFE_NAME } from '../files.js';
+
+const name = z.string().regex(SAFE_NAME, 'expected letters, digits, _ . - (starting with a letter or digit)');
+const ms = z.number().int().min(0);
+
+const healthSpec = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('http'), path: z.string().startsWith('/'), port: z.number().int().min(1).max(65535).nullable(), timeout_ms: ms }),
+  z.object({ kind: z.literal('command'), test: z.array(z.string()).min(1), interval_ms: ms, timeout_ms: ms.min(1), retries: z.number().int().min(0), start_period_ms: ms }),
+  z.object({ kind: z.literal('alive'), for_ms: ms }),
+]);
+
+const serviceSpec = z.object({
+  image: z.string().nullable(),
+  command: z.array(z.string()).min(1).nullable(),
+  entrypoint: z.array(z.string()).nullable().default(null),
+  environment: z.record(z.string(), z.string()).default({}),
+  working_dir: z.string().refine((p) => path.isAbsolute(p), 'expected an absolute path on the host').nullable().default(null),
+  ports: z.array(z.number().int()).default([]),
+  volumes: z.array(z.object({ source: z.string(), target: z.string(), read_only: z.boolean() })).default([]),
+  health: healthSpec,
+});
+
+const services = z.record(name, serviceSpec).refine((s) => Object.keys(s).length > 0, 'at least one service is required');
+
+export const PAYLOADS = {
+  'env.create': z.object({ env: name, version: name, services, volumes: z.array(name), retire_others: z.boolean() }),
+  'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean() }),
+  'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
+  'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),
+  'env.destroy': z.object({ env: name }),
+} as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

@@ -1,0 +1,20 @@
+/**
+ * What every command handler works with. Built once by `startAgent`; tests build their own with
+ * real parts on a temp data dir.
+ */
+import type { DatasetDriver } from './datasets/dataset-driver.js';
+import type { KeyedMutex } from './mutex.js';
+import type { PortRegistry } from './ports.js';
+import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
+
+export interface AgentContext {
+  readonly dataDir: string;
+  /** The control plane's URL; env.create probes egress to it. */
+  readonly control: string;
+  readonly runtime: ProcessRuntime;
+  readonly ports: PortRegistry;
+  readonly datasets: DatasetDriver;
+  /** One lock per env: create, rollback, snapshot and destroy of an env never interleave. */
+  readonly envLocks: KeyedMutex;
+  readonly log: (line: string) => void;
+}

@@ -1,0 +1,201 @@
+/**
+ * The agent's dial-out WebSocket to the control plane (DESIGN §6). The agent never listens for
+ * the control plane; it connects to `<control>/agent/ws`, says `hello`, and on `welcome` starts
+ * heartbeating and serving commands. It never gives up: every close or error reconnects with
+ * jittered exponential backoff, and a refusal (say an enrollment key not created yet) is retried
+ * the same way.
+ *
+ * Identity: with `<dataDir>/credential.json` the hello carries `host_id` + `credential`, else the
+ * enrollment key. A `welcome` carrying a credential is persisted *before* anything else happens
+ * on the connection. If the stored credential is refused as UNAUTHORIZED and an enrollment key
+ * is configured, the next attempt presents the key instead (the file is replaced only when a new
+ * credential arrives).
+ *
+ * Frames are handled one at a time in arrival order; invalid ones are logged and ignored.
+ */
+import WebSocket from 'ws';
+import type { HostFacts } from '../../contracts/domain.js';
+import { messageOf } from '../../contracts/errors.js';
+import { PROTOCOL_VERSION, controlMessage, type AgentMessage } from '../../contracts/protocol.js';
+import { describeZodError } from '../../contracts/validation.js';
+import type { CommandMessage } from '../commands/dispatch.js';
+import { backoffDelay, RECONNECT_BACKOFF, type BackoffPolicy } from './backoff.js';
+import { loadCredential, saveCredential } from './credential.js';
+import { agentSocketUrl } from './socket-url.js';
+
+export interface LinkOptions {
+  readonly control: string;
+  readonly dataDir: string;
+  readonly name: string;
+  readonly enrollmentKey?: string;
+  readonly facts: HostFacts;
+  readonly log: (line: string) => void;
+  /** After every welcome (credential already persisted). */
+  readonly onWelcome: (hostId: string) => void;
+  readonly onCommand: (msg: CommandMessage) => void;
+  readonly backoff?: BackoffPolicy;
+}
+
+/** A connection that has heard nothing (not even a pong) for this many heartbeats is dead. */
+const MISSED_HEARTBEATS = 3;
+
+export class AgentLink {
+  private readonly url: string;
+  private ws: WebSocket | null = null;
+  private stopped = false;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  /** Set when the stored credential was refused: present the enrollment key next time. */
+  private preferEnrollmentKey = false;
+
+  constructor(private readonly opts: LinkOptions) {
+    this.url = agentSocketUrl(opts.control);
+  }
+
+  start(): void {
+    void this.connect();
+  }
+
+  /** Send on the current connection; false when there is none (the caller keeps what matters). */
+  send(msg: AgentMessage): boolean {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** Close the socket and stop reconnecting and heartbeating. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.stopHeartbeat();
+    const ws = this.ws;
+    if (!ws || ws.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+    else ws.close(1000, 'agent stopping');
+    const timer = setTimeout(() => ws.terminate(), 1000);
+    await closed;
+    clearTimeout(timer);
+  }
+
+  private async helloMessage(): Promise<{ hello: AgentMessage; usedEnrollmentKey: boolean }> {
+    const { name, facts, enrollmentKey, dataDir, log } = this.opts;
+    const base = { type: 'hello' as const, protocol: PROTOCOL_VERSION, name, facts: { ...facts, runtimes: [...facts.runtimes] } };
+    const cred = await loadCredential(dataDir).catch((err: unknown) => {
+      log(`cannot read the stored credential: ${messageOf(err)}`);
+      return null;
+    });
+    if (cred && !(this.preferEnrollmentKey && enrollmentKey)) return { hello: { ...base, host_id: cred.host_id, credential: cred.credential }, usedEnrollmentKey: false };
+    if (enrollmentKey) return { hello: { ...base, enrollment_key: enrollmentKey }, usedEnrollmentKey: true };
+    log('no stored credential and no enrollment key: the control plane will refuse this agent');
+    return { hello: base, usedEnrollmentKey: false };
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const { hello, usedEnrollmentKey } = await this.helloMessage();
+    if (this.stopped) return;
+    const ws = new WebSocket(this.url, { handshakeTimeout: 10_000 });
+    this.ws = ws;
+    let queue = Promise.resolve();
+    let lastHeard = Date.now();
+    ws.on('open', () => {
+      this.opts.log(`connected to ${this.url}`);
+      ws.send(JSON.stringify(hello));
+    });
+    ws.on('pong', () => (lastHeard = Date.now()));
+    ws.on('message', (data: WebSocket.RawData) => {
+      lastHeard = Date.now();
+      queue = queue
+        .then(() => this.onFrame(ws, data.toString(), usedEnrollmentKey, () => lastHeard))
+        .catch((err: unknown) => this.opts.log(`error handling a frame: ${messageOf(err)}`));
+    });
+    ws.on('error', (err) => this.opts.log(`link error: ${err.message}`));
+    ws.on('close', (code) => {
+      if (this.ws === ws) this.ws = null;
+      this.stopHeartbeat();
+      if (this.stopped) return;
+      this.opts.log(`disconnected (${code})`);
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = backoffDelay(this.attempt++, this.opts.backoff ?? RECONNECT_BACKOFF);
+    this.opts.log(`reconnecting in ${delay} ms`);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.connect();
+    }, delay);
+  }
+
+  private async onFrame(ws: WebSocket, text: string, usedEnrollmentKey: boolean, lastHeard: () => number): Promise<void> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      this.opts.log(`ignoring a frame that is not JSON (${text.slice(0, 80)})`);
+      return;
+    }
+    const parsed = controlMessage.safeParse(json);
+    if (!parsed.success) {
+      this.opts.log(`ignoring an invalid frame: ${describeZodError(parsed.error)}`);
+      return;
+    }
+    const msg = parsed.data;
+    switch (msg.type) {
+      case 'welcome': {
+        if (msg.credential !== undefined) {
+          try {
+            await saveCredential(this.opts.dataDir, { host_id: msg.host_id, credential: msg.credential });
+          } catch (err) {
+            // Without the credential on disk the next start could not reconnect: drop this session and try again.
+            this.opts.log(`cannot persist the host credential: ${messageOf(err)}; reconnecting`);
+            ws.terminate();
+            return;
+          }
+        }
+        this.attempt = 0;
+        this.preferEnrollmentKey = false;
+        this.opts.log(`welcomed as ${msg.host_id}${msg.credential !== undefined ? ' (credential stored)' : ''}`);
+        this.startHeartbeat(ws, msg.heartbeat_ms, lastHeard);
+        this.opts.onWelcome(msg.host_id);
+        return;
+      }
+      case 'refused': {
+        this.opts.log(`refused (${msg.code}): ${msg.message}`);
+        if (msg.code === 'UNAUTHORIZED' && !usedEnrollmentKey && this.opts.enrollmentKey) {
+          this.preferEnrollmentKey = true;
+          this.opts.log('the stored credential was refused; presenting the enrollment key next time');
+        }
+        ws.close(1000, 'refused');
+        return;
+      }
+      case 'command':
+        this.opts.onCommand({ id: msg.id, kind: msg.kind, payload: msg.payload });
+        return;
+    }
+  }
+
+  private startHeartbeat(ws: WebSocket, everyMs: number, lastHeard: () => number): void {
+    this.stopHeartbeat();
+    const period = Math.max(50, everyMs);
+    this.heartbeatTimer = setInterval(() => {
+      if (Date.now() - lastHeard() > MISSED_HEARTBEATS * period) {
+        this.opts.log(`nothing heard for ${MISSED_HEARTBEATS} heartbeats; reconnecting`);
+        ws.terminate();
+        return;
+      }
+      this.send({ type: 'heartbeat' });
+      if (ws.readyState === WebSocket.OPEN) ws.ping();
+    }, period);
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
+  }
+}

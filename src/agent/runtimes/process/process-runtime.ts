@@ -1,0 +1,309 @@
+/**
+ * The `process` runtime: services with a `command` and no `image` run as supervised host
+ * processes (DESIGN §3). It owns the processes and their durable state; it knows nothing of
+ * ports, health or commands (the env operations in `agent/envs/` compose those).
+ *
+ * Supervision: every `pollMs` each process is checked (pid alive *and* same start time). A
+ * process that dies while `starting` becomes `exited` (a start failure, never restarted); one
+ * that dies after it was healthy (`running`) is restarted with exponential backoff, same port,
+ * and its `restarts` counted. Our own children also report their exit at once through the
+ * ChildProcess; adopted ones (started by a previous agent) are seen by the poll.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import type { ServiceSpec } from '../../../contracts/spec.js';
+import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
+import { isSameProcessAlive, readProcStat, signalGroup } from './proc-stat.js';
+import { nextCrashCount, restartDelayMs } from './restart-policy.js';
+import { envDir, serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
+import { spawnDetached } from './spawn-detached.js';
+
+export interface ProcessRuntimeOptions {
+  readonly dataDir: string;
+  readonly log?: (line: string) => void;
+  /** Liveness poll period (default 500 ms). */
+  readonly pollMs?: number;
+  /** SIGTERM → SIGKILL grace on stop (default 5 s). */
+  readonly stopGraceMs?: number;
+  /** Where PATH, HOME … are inherited from (default process.env). */
+  readonly inheritedEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface StartRequest extends ServiceIdentity {
+  readonly spec: ServiceSpec;
+  readonly port: number;
+  readonly datasets: Readonly<Record<string, string>>;
+}
+
+export type StartResult = { readonly ok: true; readonly pid: number } | { readonly ok: false; readonly message: string };
+
+const PAUSE_CONFIRM_MS = 1000;
+
+interface Live {
+  rec: ServiceRecord;
+  /** Set when this agent spawned the current process (gives the exit code); null when adopted. */
+  child: ChildProcess | null;
+  restartTimer: NodeJS.Timeout | null;
+  stopping: boolean;
+  crashes: number;
+  spawnedAt: number;
+}
+
+export class ProcessRuntime {
+  private readonly lives = new Map<string, Live>();
+  private readonly persistChains = new Map<string, Promise<void>>();
+  private readonly log: (line: string) => void;
+  private readonly stopGraceMs: number;
+  private readonly inheritedEnv: Readonly<Record<string, string | undefined>>;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private closed = false;
+
+  private constructor(private readonly opts: ProcessRuntimeOptions) {
+    this.log = opts.log ?? (() => {});
+    this.stopGraceMs = opts.stopGraceMs ?? 5000;
+    this.inheritedEnv = opts.inheritedEnv ?? process.env;
+  }
+
+  /** Load every env's state, adopt what is still alive (and restart what died after being healthy), start supervising. */
+  static async open(opts: ProcessRuntimeOptions): Promise<ProcessRuntime> {
+    const runtime = new ProcessRuntime(opts);
+    for (const rec of await loadAllEnvStates(opts.dataDir, runtime.log)) {
+      runtime.lives.set(serviceKey(rec), { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.parse(rec.started_at) || Date.now() });
+    }
+    await runtime.tick();
+    for (const live of runtime.lives.values()) if (live.rec.state !== 'exited' && !live.restartTimer) runtime.log(`adopted ${serviceKey(live.rec)} (pid ${live.rec.pid})`);
+    runtime.timer = setInterval(() => void runtime.tick(), opts.pollMs ?? 500);
+    runtime.timer.unref();
+    return runtime;
+  }
+
+  /** Stop supervising (timers only): processes keep running, to be adopted by the next runtime. */
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const live of this.lives.values()) if (live.restartTimer) clearTimeout(live.restartTimer);
+  }
+
+  get(id: ServiceIdentity): Readonly<ServiceRecord> | null {
+    const live = this.lives.get(serviceKey(id));
+    return live ? { ...live.rec } : null;
+  }
+
+  /** Every env that has at least one service record. */
+  envs(): string[] {
+    return [...new Set([...this.lives.values()].map((l) => l.rec.env))];
+  }
+
+  /** Every service record of `env` (all versions), oldest start first. */
+  list(env: string): Readonly<ServiceRecord>[] {
+    return [...this.lives.values()].filter((l) => l.rec.env === env).map((l) => ({ ...l.rec })).sort((a, b) => a.started_at.localeCompare(b.started_at));
+  }
+
+  async isAlive(id: ServiceIdentity): Promise<boolean> {
+    const live = this.lives.get(serviceKey(id));
+    return live !== undefined && (await this.alive(live));
+  }
+
+  /** null while the process runs; how it ended otherwise (code null when unknown: adopted, or killed). */
+  async exitOf(id: ServiceIdentity): Promise<ServiceExit | null> {
+    const live = this.lives.get(serviceKey(id));
+    if (!live) return { code: null, signal: null };
+    if (live.rec.state === 'exited') return live.rec.exit ?? { code: null, signal: null };
+    if (await this.alive(live)) return null;
+    return { code: live.child?.exitCode ?? null, signal: live.child?.signalCode ?? null };
+  }
+
+  /**
+   * Spawn the service in state `starting`, replacing (stopping) any record of the same identity.
+   * The caller adopts instead when the existing process is alive and wanted.
+   */
+  async start(req: StartRequest): Promise<StartResult> {
+    const key = serviceKey(req);
+    if (this.lives.has(key)) await this.stop(req);
+    const { env, version, service, spec, port, datasets } = req;
+    const cwd = spec.working_dir ?? envDir(this.opts.dataDir, env);
+    await mkdir(envDir(this.opts.dataDir, env), { recursive: true });
+    const rec: ServiceRecord = {
+      env,
+      version,
+      service,
+      spec,
+      port,
+      cwd,
+      datasets,
+      log_path: serviceLogPath(this.opts.dataDir, req),
+      log_offset: 0,
+      pid: null,
+      start_time: null,
+      started_at: new Date().toISOString(),
+      state: 'starting',
+      restarts: 0,
+      exit: null,
+    };
+    const live: Live = { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.now() };
+    const ok = await this.spawnInto(live);
+    if (!ok.ok) return ok;
+    this.lives.set(key, live);
+    await this.persist(env);
+    return { ok: true, pid: ok.pid };
+  }
+
+  /** The service passed its health check: from now on a crash means restart, not start failure. */
+  async markHealthy(id: ServiceIdentity): Promise<void> {
+    const live = this.lives.get(serviceKey(id));
+    if (!live || live.rec.state !== 'starting') return;
+    live.rec.state = 'running';
+    await this.persist(id.env);
+  }
+
+  /**
+   * Stop the service's process group (SIGTERM, SIGKILL after the grace period) and forget it.
+   * Idempotent; returns whether a live process was stopped.
+   */
+  async stop(id: ServiceIdentity): Promise<boolean> {
+    const key = serviceKey(id);
+    const live = this.lives.get(key);
+    if (!live) return false;
+    live.stopping = true;
+    if (live.restartTimer) clearTimeout(live.restartTimer);
+    const pid = live.rec.pid;
+    const wasAlive = pid !== null && (await this.alive(live));
+    if (pid !== null && wasAlive) {
+      signalGroup(pid, 'SIGTERM');
+      signalGroup(pid, 'SIGCONT'); // a paused process only acts on SIGTERM once continued
+      if (!(await this.waitDead(live, this.stopGraceMs))) {
+        signalGroup(pid, 'SIGKILL');
+        await this.waitDead(live, 2000);
+      }
+      signalGroup(pid, 'SIGKILL'); // whatever the leader left behind in its group
+    }
+    if (this.lives.get(key) === live) this.lives.delete(key);
+    await this.persist(id.env);
+    return wasAlive;
+  }
+
+  /** SIGSTOP every live service of `env`; `paused` counts those confirmed stopped (state T) within 1 s. */
+  async pause(env: string): Promise<{ total: number; paused: number }> {
+    const targets: Live[] = [];
+    for (const live of this.livesOf(env)) if (!live.stopping && live.rec.pid !== null && (await this.alive(live))) targets.push(live);
+    const signalled = targets.filter((l) => signalGroup(l.rec.pid!, 'SIGSTOP'));
+    const deadline = Date.now() + PAUSE_CONFIRM_MS;
+    let pending = signalled;
+    while (pending.length > 0 && Date.now() < deadline) {
+      const states = await Promise.all(pending.map((l) => readProcStat(l.rec.pid!)));
+      pending = pending.filter((_, i) => states[i]?.state !== 'T' && states[i]?.state !== 't');
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    return { total: targets.length, paused: signalled.length - pending.length };
+  }
+
+  /** SIGCONT every service of `env` (harmless for those not paused). */
+  resume(env: string): void {
+    for (const live of this.livesOf(env)) if (live.rec.pid !== null) signalGroup(live.rec.pid, 'SIGCONT');
+  }
+
+  /** The working dir and environment a command runs with "in the context of" this service. */
+  contextOf(rec: Readonly<ServiceRecord>): { cwd: string; env: Record<string, string> } {
+    return { cwd: rec.cwd, env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets) };
+  }
+
+  /** Delete the env's state directory. Call after every service of the env is stopped. */
+  async forgetEnv(env: string): Promise<void> {
+    for (const live of this.livesOf(env)) await this.stop(live.rec);
+    await (this.persistChains.get(env) ?? Promise.resolve());
+    await removeEnvState(this.opts.dataDir, env);
+  }
+
+  private livesOf(env: string): Live[] {
+    return [...this.lives.values()].filter((l) => l.rec.env === env);
+  }
+
+  private async spawnInto(live: Live): Promise<StartResult> {
+    const rec = live.rec;
+    const { cwd, env } = this.contextOf(rec);
+    const out = await spawnDetached(rec.spec.command ?? [], cwd, env, rec.log_path);
+    if (!out.ok) return out;
+    Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
+    live.child = out.child;
+    live.spawnedAt = Date.now();
+    out.child.on('exit', (code, signal) => {
+      if (live.child === out.child) this.onDeath(live, { code, signal });
+    });
+    return { ok: true, pid: out.pid };
+  }
+
+  private async alive(live: Live): Promise<boolean> {
+    const { pid, start_time } = live.rec;
+    if (pid === null) return false;
+    if (live.child && live.child.pid === pid) return live.child.exitCode === null && live.child.signalCode === null;
+    return isSameProcessAlive(pid, start_time);
+  }
+
+  private async waitDead(live: Live, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (await this.alive(live)) {
+      if (Date.now() >= deadline) return false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return true;
+  }
+
+  /** One supervision pass; never overlaps itself. */
+  private async tick(): Promise<void> {
+    if (this.ticking || this.closed) return;
+    this.ticking = true;
+    try {
+      for (const live of [...this.lives.values()]) {
+        if (live.stopping || live.restartTimer || live.rec.state === 'exited') continue;
+        if (!(await this.alive(live))) this.onDeath(live, { code: live.child?.exitCode ?? null, signal: live.child?.signalCode ?? null });
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private onDeath(live: Live, exit: ServiceExit): void {
+    const key = serviceKey(live.rec);
+    if (live.stopping || this.closed || this.lives.get(key) !== live || live.restartTimer) return;
+    if (live.rec.state === 'starting') {
+      live.rec.state = 'exited';
+      live.rec.exit = exit;
+      void this.persist(live.rec.env);
+      return;
+    }
+    if (live.rec.state !== 'running') return;
+    live.crashes = nextCrashCount(live.crashes, Date.now() - live.spawnedAt);
+    const delay = restartDelayMs(live.crashes++);
+    this.log(`${key} died (${exit.signal ?? `code ${exit.code ?? 'unknown'}`}); restarting in ${delay} ms`);
+    live.restartTimer = setTimeout(() => void this.restart(live), delay);
+    live.restartTimer.unref();
+  }
+
+  private async restart(live: Live): Promise<void> {
+    live.restartTimer = null;
+    if (live.stopping || this.closed) return;
+    const out = await this.spawnInto(live);
+    if (out.ok) {
+      live.rec.restarts++;
+      await this.persist(live.rec.env);
+    } else {
+      this.log(`${serviceKey(live.rec)} restart failed: ${out.message}`);
+      this.onDeath(live, { code: null, signal: null });
+    }
+  }
+
+  /** Write the env's state file; writes are serialised per env (the last wins). A failed write is logged, not thrown. */
+  private persist(env: string): Promise<void> {
+    const previous = this.persistChains.get(env) ?? Promise.resolve();
+    const next = previous.then(() =>
+      saveEnvState(
+        this.opts.dataDir,
+        env,
+        this.livesOf(env).map((l) => l.rec),
+      ).catch((err: unknown) => this.log(`cannot write state of env ${env}: ${(err as Error).message}`)),
+    );
+    this.persistChains.set(env, next);
+    return next;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `denv agent`: run a host agent until SIGINT/SIGTERM. It dials out to the control plane, trades
+ * the enrollment key for a host credential on first contact (kept in its data dir, so later runs
+ * need no key), and runs what the control plane sends it.
+ */
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { DEFAULT_DATA_DIR, optionsOf } from '../config.js';
+import { examples, say } from '../help.js';
+import { onShutdown } from '../signals.js';
+
+interface AgentOptions {
+  readonly control: string;
+  readonly enrollmentKey?: string;
+  readonly name?: string;
+}
+
+export function registerAgent(program: Command): void {
+  program
+    .command('agent')
+    .description('run a host agent that dials out to a control plane and deploys what it is told to')
+    .requiredOption('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws)')
+    .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
+    .option('--name <name>', "this host's name (default: the machine's hostname)")
+    .addHelpText(
+      'after',
+      examples(
+        'DENV_ENROLLMENT_KEY=<key> denv agent --control http://127.0.0.1:4600 --data-dir /var/lib/denv-agent',
+        '# later runs reuse the credential saved in the data dir:',
+        'denv agent --control http://127.0.0.1:4600 --data-dir /var/lib/denv-agent',
+        `# --data-dir defaults to ${DEFAULT_DATA_DIR}/agent for the agent`,
+      ),
+    )
+    .action(async (_o: unknown, cmd: Command) => {
+      const opts = optionsOf<AgentOptions>(cmd);
+      // The agent must not share the control plane's default data dir, so its default is a subdir.
+      const given = cmd.getOptionValueSourceWithGlobals('dataDir') !== 'default';
+      const dataDir = path.resolve(given ? opts.dataDir : path.join(DEFAULT_DATA_DIR, 'agent'));
+      const shutdown = onShutdown();
+      try {
+        const { startAgent } = await import('../../agent/agent.js');
+        say(`connecting to ${opts.control}…`);
+        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, log: say });
+        try {
+          // A refused enrollment (hostId rejects) ends the command with that error.
+          const connected = agent.hostId.then((id: string) => say(`agent connected to ${opts.control} as ${id} (data in ${dataDir})`));
+          await Promise.race([shutdown.stopped, connected.then(() => shutdown.stopped)]);
+          say('stopping the agent…');
+        } finally {
+          await agent.close();
+        }
+      } finally {
+        shutdown.dispose();
+      }
+    });
+}

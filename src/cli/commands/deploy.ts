@@ -1,0 +1,106 @@
+/**
+ * `denv deploy`: send a Compose file to `POST /v1/projects/{project}/deploy` (creating the project
+ * on first use) and optionally watch the deployment it starts.
+ */
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import type { Deployment, Env, Project } from '../../contracts/domain.js';
+import { CliError } from '../cli-error.js';
+import { seg, type ApiClient } from '../client.js';
+import { readComposeFile } from '../compose-file.js';
+import { clientFor, optionsOf } from '../config.js';
+import { examples, say } from '../help.js';
+import { toJson } from '../output.js';
+import { exitCodeFor, watchDeployment } from '../watch.js';
+
+/** What the deploy route answers (202). */
+export interface DeployAnswer {
+  readonly deployment: Deployment;
+  readonly env: Env;
+}
+
+export interface DeployRequest {
+  readonly project: string;
+  readonly composeDoc: Record<string, unknown>;
+  readonly env: string;
+  readonly warm?: string;
+}
+
+/** Make sure the project exists: reuse it (by id or name), else create it. Safe to race (409 = exists). */
+export async function ensureProject(client: ApiClient, name: string, signal?: AbortSignal): Promise<void> {
+  try {
+    await client.get<Project>(`/v1/projects/${seg(name)}`, undefined, signal);
+    return;
+  } catch (err) {
+    if (!(err instanceof CliError && err.status === 404)) throw err;
+  }
+  try {
+    await client.post<Project>('/v1/projects', { name }, signal);
+  } catch (err) {
+    if (!(err instanceof CliError && err.status === 409)) throw err;
+  }
+}
+
+/** Start a deploy; the deployment is `pending` when this returns. */
+export async function startDeploy(client: ApiClient, req: DeployRequest, signal?: AbortSignal): Promise<DeployAnswer> {
+  await ensureProject(client, req.project, signal);
+  const body: Record<string, unknown> = { compose: req.composeDoc, env: req.env };
+  if (req.warm !== undefined) body.warm = req.warm;
+  return client.post<DeployAnswer>(`/v1/projects/${seg(req.project)}/deploy`, body, signal);
+}
+
+export function formatStarted(answer: DeployAnswer): string {
+  return `deployment ${answer.deployment.id} (${answer.deployment.kind}) started on env ${answer.env.name} (${answer.env.id})`;
+}
+
+interface DeployOptions {
+  readonly file: string;
+  readonly project?: string;
+  readonly env: string;
+  readonly warm?: string;
+  readonly watch?: boolean;
+  readonly json?: boolean;
+}
+
+export function registerDeploy(program: Command): void {
+  program
+    .command('deploy')
+    .description('deploy a Compose file to an environment of a project')
+    .option('-f, --file <path>', 'the Compose file', 'compose.yaml')
+    .addOption(new Option('--project <name>', "project name or id, created if missing (default: the Compose file's top-level name)").env('DENV_PROJECT'))
+    .option('--env <name>', 'environment name', 'production')
+    .option('--warm <command>', 'a command run in the first service after it is healthy (the warm phase)')
+    .option('--watch', 'follow the deployment to its end; exit 0 only if it succeeds')
+    .option('--json', 'print JSON (the 202 answer, or with --watch the final deployment)')
+    .addHelpText(
+      'after',
+      examples(
+        'denv deploy -f compose.yaml --project hello',
+        'denv deploy --project shop --env staging --watch',
+        'denv deploy --project shop --warm "node scripts/warm.js" --watch --json',
+        '# working_dir of process services is resolved relative to the Compose file',
+      ),
+    )
+    .action(async (_o: unknown, cmd: Command) => {
+      const opts = optionsOf<DeployOptions>(cmd);
+      const compose = await readComposeFile(opts.file);
+      const fromFile = typeof compose.doc.name === 'string' ? compose.doc.name : undefined;
+      const project = opts.project ?? fromFile;
+      if (!project) {
+        throw new CliError('USAGE', `which project? pass --project <name> (or set DENV_PROJECT, or a top-level name: in ${path.relative('.', compose.path) || compose.path})`);
+      }
+      const client = clientFor(cmd);
+      const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm });
+      if (!opts.watch) {
+        if (opts.json) say(toJson(answer));
+        else {
+          say(formatStarted(answer));
+          say(`follow it:  denv deployment watch ${answer.deployment.id}`);
+        }
+        return;
+      }
+      if (!opts.json) say(formatStarted(answer));
+      const final = await watchDeployment(client, answer.deployment.id, { json: opts.json });
+      process.exitCode = exitCodeFor(final);
+    });
+}

@@ -1,0 +1,66 @@
+/** `denv env ls` and `denv env show <env>`. */
+import type { Command } from 'commander';
+import type { Endpoint, Env, Page } from '../../contracts/domain.js';
+import { seg } from '../client.js';
+import { clientFor, optionsOf } from '../config.js';
+import { examples, say } from '../help.js';
+import { formatFields, formatTable, toJson } from '../output.js';
+import { addPaging, noteNextPage } from './list-options.js';
+
+export function formatEndpoints(endpoints: readonly Endpoint[]): string {
+  return endpoints.map((e) => `${e.service}→${e.url}`).join(' ') || '—';
+}
+
+export function envRows(items: readonly Env[]): string[][] {
+  return items.map((e) => [e.id, e.name, e.project, e.stage, e.status, e.current_version ?? '—', formatEndpoints(e.endpoints ?? [])]);
+}
+
+export function formatEnvDetail(e: Env): string {
+  const fields: [string, string][] = [
+    ['id', e.id],
+    ['name', e.name],
+    ['project', e.project],
+    ['stage', e.stage],
+    ['status', e.status],
+    ['version', e.current_version ?? '—'],
+    ['parent', e.parent_version ?? '—'],
+    ['host', e.host ?? '—'],
+  ];
+  (e.endpoints ?? []).forEach((ep, i) => fields.push([i === 0 ? 'endpoints' : '', `${ep.service} → ${ep.url}`]));
+  if ((e.endpoints ?? []).length === 0) fields.push(['endpoints', '—']);
+  if (e.last_error) fields.push(['last error', e.last_error]);
+  return formatFields(fields);
+}
+
+export function registerEnv(program: Command): void {
+  const env = program
+    .command('env')
+    .description('environments: running instances of a project')
+    .addHelpText('after', examples('denv env ls', 'denv env show env_0123abcd'));
+
+  const ls = env
+    .command('ls')
+    .description('list environments')
+    .option('--json', 'print the page as JSON ({items, next})')
+    .addHelpText('after', examples('denv env ls', 'denv env ls --json'));
+  addPaging(ls).action(async (_o: unknown, cmd: Command) => {
+    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string }>(cmd);
+    const page = await clientFor(cmd).get<Page<Env>>('/v1/envs', { limit: opts.limit, after: opts.after });
+    if (opts.json) return say(toJson(page));
+    if (page.items.length === 0) return say('no environments yet: deploy one with `denv deploy -f compose.yaml --project <name>`');
+    say(formatTable(['id', 'name', 'project', 'stage', 'status', 'version', 'endpoints'], envRows(page.items)));
+    noteNextPage(page);
+  });
+
+  env
+    .command('show')
+    .description('show one environment: status, version, host, endpoints, last error')
+    .argument('<env>', 'environment id')
+    .option('--json', 'print the environment as JSON')
+    .addHelpText('after', examples('denv env show env_0123abcd', 'denv env show env_0123abcd --json'))
+    .action(async (id: string, _o: unknown, cmd: Command) => {
+      const opts = optionsOf<{ json?: boolean }>(cmd);
+      const e = await clientFor(cmd).get<Env>(`/v1/envs/${seg(id)}`);
+      say(opts.json ? toJson(e) : formatEnvDetail(e));
+    });
+}

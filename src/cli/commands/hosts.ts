@@ -1,0 +1,27 @@
+/** `denv hosts`: the team's hosts (agents) and how recently each was heard from. */
+import type { Command } from 'commander';
+import type { Host, Page } from '../../contracts/domain.js';
+import { clientFor, optionsOf } from '../config.js';
+import { examples, say } from '../help.js';
+import { formatAge, formatTable, toJson } from '../output.js';
+import { addPaging, noteNextPage } from './list-options.js';
+
+export function hostRows(items: readonly Host[], now: number): string[][] {
+  return items.map((h) => [h.id, h.name, h.status, formatAge(h.last_heartbeat_at, now), (h.facts?.runtimes ?? []).join(',') || '—']);
+}
+
+export function registerHosts(program: Command): void {
+  const cmd = program
+    .command('hosts')
+    .description('list hosts: id, name, status, last heartbeat, runtimes')
+    .option('--json', 'print the page as JSON ({items, next})')
+    .addHelpText('after', examples('denv hosts', 'denv hosts --json'));
+  addPaging(cmd).action(async (_o: unknown, c: Command) => {
+    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string }>(c);
+    const page = await clientFor(c).get<Page<Host>>('/v1/hosts', { limit: opts.limit, after: opts.after });
+    if (opts.json) return say(toJson(page));
+    if (page.items.length === 0) return say('no hosts yet: start one with `denv agent --control <url> --enrollment-key <key>`');
+    say(formatTable(['id', 'name', 'status', 'heartbeat', 'runtimes'], hostRows(page.items, Date.now())));
+    noteNextPage(page);
+  });
+}

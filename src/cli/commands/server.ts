@@ -1,0 +1,63 @@
+/**
+ * `denv server`: run the control plane until SIGINT/SIGTERM, then close it (which finishes or
+ * hands back in-flight work; unfinished deployments resume on the next start).
+ */
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { ADMIN_TOKEN_FILE, optionsOf } from '../config.js';
+import { examples, say } from '../help.js';
+import { onShutdown } from '../signals.js';
+
+interface ServerOptions {
+  readonly databaseUrl?: string;
+  readonly host: string;
+}
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('run the control plane: API, web UI, agent gateway (/agent/ws) and background sweeps')
+    .addOption(new Option('--database-url <url>', 'PostgreSQL server URL (default: embedded PostgreSQL in <data-dir>)').env('DATABASE_URL'))
+    .addOption(new Option('--host <address>', 'address to listen on; agents on other machines need a reachable one').env('DENV_HOST').default('127.0.0.1'))
+    .addHelpText(
+      'after',
+      examples(
+        'denv server --port 4600 --data-dir /var/lib/denv',
+        'DATABASE_URL=postgres://denv@db/denv denv server --host 0.0.0.0',
+        '# then, on each machine to deploy to:',
+        'denv agent --control http://cp.example:4600 --enrollment-key <key> --data-dir /var/lib/denv-agent',
+      ),
+    )
+    .action(async (_o: unknown, cmd: Command) => {
+      const opts = optionsOf<ServerOptions>(cmd);
+      const dataDir = path.resolve(opts.dataDir);
+      const shutdown = onShutdown();
+      try {
+        // Loaded on demand: client commands should not pay for the server's dependencies.
+        const { startControlPlane } = await import('../../control-plane/control-plane.js');
+        const cp = await startControlPlane({ port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say });
+        try {
+          say(`denv control plane listening on ${cp.url}`);
+          say(`admin token: ${path.join(dataDir, ADMIN_TOKEN_FILE)}`);
+          say(`database: ${opts.databaseUrl ? redactUrl(opts.databaseUrl) : `embedded, in ${dataDir}`}`);
+          const sig = await shutdown.stopped;
+          say(`${sig}: stopping the control plane…`);
+        } finally {
+          await cp.close();
+        }
+      } finally {
+        shutdown.dispose();
+      }
+    });
+}
+
+/** A database URL with its password hidden, for the start-up banner. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * Entry point of the `denv` executable (`bin/denv` imports the compiled `dist/cli/main.js`).
+ * Runs the command, sets the exit code, and makes sure the process ends: a long-running role that
+ * has closed everything it started should not be kept alive by a stray handle.
+ */
+import { runCli } from './program.js';
+
+process.exitCode = await runCli(process.argv);
+setTimeout(() => process.exit(), 3000).unref();

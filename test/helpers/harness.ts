@@ -1,0 +1,103 @@
+/**
+ * A control plane (in this process, on a fresh store) and one real agent process enrolled with
+ * it over a real WebSocket. Timings are shortened so host-status tests take seconds.
+ * `close()` stops both and kills every service process the agent started (they outlive the
+ * agent by design, so a test must not leave them behind).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/control-plane/control-plane.js';
+import { Api, waitFor } from './api.js';
+import { startAgentProcess, type Child } from './processes.js';
+import { freshDataDir, storeOptions, type StoreKind } from './stores.js';
+
+export interface Harness {
+  readonly cp: ControlPlane;
+  readonly api: Api;
+  readonly dataDir: string;
+  readonly agentDir: string;
+  agent: Child;
+  readonly hostId: string;
+  /** Kill (SIGKILL) and restart the agent process on the same data dir; resolves once it is connected again. */
+  restartAgent(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const FAST_TIMINGS: Partial<ControlPlaneOptions> = {
+  heartbeatMs: 500,
+  degradedAfterMs: 2000,
+  disconnectedAfterMs: 4000,
+  commandTimeoutMs: 60_000,
+  agentWaitMs: 15_000,
+  leaseMs: 3000,
+};
+
+/** pids of every service process recorded in an agent data dir. */
+export function agentServicePids(agentDir: string): number[] {
+  const pids: number[] = [];
+  let envs: string[] = [];
+  try {
+    envs = readdirSync(join(agentDir, 'envs'));
+  } catch {
+    return pids;
+  }
+  for (const env of envs) {
+    try {
+      const state = JSON.parse(readFileSync(join(agentDir, 'envs', env, 'state.json'), 'utf8')) as { services: { pid: number | null }[] };
+      for (const s of state.services) if (s.pid) pids.push(s.pid);
+    } catch {
+      /* no state */
+    }
+  }
+  return pids;
+}
+
+export function killServiceProcesses(agentDir: string): void {
+  for (const pid of agentServicePids(agentDir)) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  }
+}
+
+export async function connectedHostCount(api: Api): Promise<number> {
+  const { body } = await api.get('/v1/hosts');
+  return (body.items as { status: string }[]).filter((h) => h.status === 'connected').length;
+}
+
+export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlPlaneOptions> } = {}): Promise<Harness> {
+  const dataDir = freshDataDir();
+  const agentDir = join(dataDir, 'agent');
+  const cp = await startControlPlane({ port: 0, ...(await storeOptions(o.store ?? 'pglite', join(dataDir, 'cp'))), ...FAST_TIMINGS, ...o.cp, log: () => {} });
+  const api = new Api(cp.url, cp.adminToken);
+  const key = await cp.createEnrollmentKey();
+  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host' });
+  const hostId = await waitFor(async () => {
+    const { body } = await api.get('/v1/hosts');
+    return (body.items as { id: string; status: string }[]).find((h) => h.status === 'connected')?.id;
+  }, 30_000, 'the agent to connect');
+  const h: Harness = {
+    cp, api, dataDir, agentDir, hostId,
+    get agent() {
+      return agent;
+    },
+    set agent(a) {
+      agent = a;
+    },
+    async restartAgent() {
+      await agent.kill('SIGKILL');
+      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host' });
+      await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
+    },
+    async close() {
+      await agent.kill('SIGTERM');
+      killServiceProcesses(agentDir);
+      await cp.close();
+    },
+  };
+  return h;
+}

@@ -1,0 +1,49 @@
+/**
+ * The two stores every store-facing test runs against: embedded PGlite (a copy of the template
+ * made in global-setup) and a fresh database on the PostgreSQL server named by
+ * DENV_TEST_DATABASE_URL (.ci/run starts one). A missing server fails the test, never skips it.
+ */
+import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export const STORES = ['pglite', 'postgres'] as const;
+export type StoreKind = (typeof STORES)[number];
+
+export function freshDataDir(prefix = 'denv-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Seed `dataDir/pgdata` from the migrated template so start-up skips initdb. */
+export function seedPGlite(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  cpSync(inject('pgliteTemplate'), join(dataDir, 'pgdata'), { recursive: true });
+}
+
+/** A new empty database on the test server; returns its URL. */
+export async function freshPostgresDatabase(): Promise<string> {
+  const admin = process.env.DENV_TEST_DATABASE_URL;
+  if (!admin) throw new Error('DENV_TEST_DATABASE_URL is not set: the PostgreSQL store tests need a server (.ci/run starts one)');
+  const name = `denv_test_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Options for startControlPlane giving a fresh store of `kind` in `dataDir`. */
+export async function storeOptions(kind: StoreKind, dataDir: string): Promise<{ dataDir: string; databaseUrl?: string }> {
+  if (kind === 'pglite') {
+    seedPGlite(dataDir);
+    return { dataDir };
+  }
+  return { dataDir, databaseUrl: await freshPostgresDatabase() };
+}

@@ -1,0 +1,112 @@
+/** Crashes: a control plane SIGKILLed mid-deployment resumes it; an agent SIGKILLed leaves its
+ *  services serving and adopts them again. Real processes throughout. */
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Api, waitFor } from './helpers/api.js';
+import { agentServicePids, killServiceProcesses, startHarness, type Harness } from './helpers/harness.js';
+import { spawnDenv, startAgentProcess, type Child } from './helpers/processes.js';
+import { freshDataDir, seedPGlite } from './helpers/stores.js';
+
+const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
+const compose = (version: string, extraEnv: Record<string, string> = {}) => ({
+  services: { web: { command: ['node', APP], environment: { VERSION: version, ...extraEnv }, 'x-denv': { health: { path: '/healthz', timeout: '20s' } } } },
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('control plane killed mid-deployment', () => {
+  const children: Child[] = [];
+  let agentDir = '';
+  afterEach(async () => {
+    for (const c of children) await c.kill('SIGKILL');
+    if (agentDir) killServiceProcesses(agentDir);
+  });
+
+  it('resumes the deployment after restart; the re-sent command is applied once', async () => {
+    const dataDir = freshDataDir();
+    const cpDir = join(dataDir, 'cp');
+    agentDir = join(dataDir, 'agent');
+    seedPGlite(cpDir);
+    const port = await freePort();
+    const serverArgs = ['server', '--port', String(port), '--data-dir', cpDir];
+    const server1 = spawnDenv(serverArgs);
+    children.push(server1);
+    await server1.waitForOutput(/127\.0\.0\.1/);
+    const api = new Api(`http://127.0.0.1:${port}`, readFileSync(join(cpDir, 'admin-token'), 'utf8').trim());
+    const key = (await api.post('/v1/enrollment-keys', {})).body.key;
+    const agent = startAgentProcess({ control: api.url, enrollmentKey: key, dataDir: agentDir });
+    children.push(agent);
+    await waitFor(async () => (await api.get('/v1/hosts')).body.items.some((h: { status: string }) => h.status === 'connected'), 30_000, 'agent');
+
+    await api.post('/v1/projects', { name: 'slow' });
+    const res = await api.post('/v1/projects/slow/deploy', { compose: compose('v1', { STARTUP_DELAY_MS: '3000' }) });
+    expect(res.status).toBe(202);
+    const id = res.body.deployment.id;
+    await waitFor(async () => (await api.get(`/v1/deployments/${id}`)).body.phases.find((p: { name: string }) => p.name === 'prepare').status === 'running', 20_000, 'prepare to run');
+
+    await server1.kill('SIGKILL');
+    const server2 = spawnDenv(serverArgs);
+    children.push(server2);
+    await server2.waitForOutput(/127\.0\.0\.1/);
+    const dep = await api.finished(id, 90_000);
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect(dep.phases.every((p) => p.status === 'ok' || p.status === 'skipped')).toBe(true);
+    const env = (await api.get(`/v1/envs/${dep.env}`)).body;
+    expect(await (await fetch(env.endpoints[0].url)).text()).toMatch(/^v1 /);
+    // env.create was applied once: one service process for the env, the one serving
+    const pids = agentServicePids(agentDir);
+    expect(pids).toHaveLength(1);
+    expect(await (await fetch(env.endpoints[0].url)).text()).toContain(` ${pids[0]}`);
+    const finished = (await api.get(`/v1/events?subject=dep:${id}`)).body.items.filter((e: { type: string }) => e.type === 'deployment.finished');
+    expect(finished).toHaveLength(1);
+  });
+});
+
+describe('agent killed', () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h?.close();
+  });
+
+  it('leaves the app serving, and the restarted agent adopts it', async () => {
+    h = await startHarness();
+    await h.api.post('/v1/projects', { name: 'keep' });
+    const first = await h.api.finished((await h.api.post('/v1/projects/keep/deploy', { compose: compose('v1') })).body.deployment.id);
+    expect(first.status).toBe('succeeded');
+    const env = (await h.api.get(`/v1/envs/${first.env}`)).body;
+    const [pid] = agentServicePids(h.agentDir);
+    expect(pid).toBeGreaterThan(0);
+
+    await h.agent.kill('SIGKILL');
+    expect(await (await fetch(env.endpoints[0].url)).text()).toBe(`v1 ${pid}`);
+
+    h.agent = startAgentProcess({ control: h.cp.url, dataDir: h.agentDir });
+    // Re-delivering the same version must adopt, not start a second process.
+    const again = await h.api.finished((await h.api.post('/v1/projects/keep/deploy', { compose: compose('v2') })).body.deployment.id, 60_000);
+    expect(again.status, again.error ?? '').toBe('succeeded');
+    const env2 = (await h.api.get(`/v1/envs/${first.env}`)).body;
+    expect(await (await fetch(env2.endpoints[0].url)).text()).toMatch(/^v2 /);
+    // the adopted v1 process was retired by the new agent: it knew it
+    await waitFor(() => !alive(pid!), 10_000, 'v1 to be stopped');
+    expect(agentServicePids(h.agentDir)).toHaveLength(1);
+  });
+});
