@@ -37,6 +37,9 @@ export function spawnAgentChild(opts: AgentChildOptions): AgentChild {
   const child = spawn(opts.node, agentArgv(opts.script, opts.control, opts.dataDir), {
     env: { ...process.env, DENV_ENROLLMENT_KEY: opts.enrollmentKey },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: a Ctrl-C in the terminal reaches only `denv dev`, which then stops
+    // the agent with exactly one SIGTERM (a second signal would make the agent skip its clean close).
+    detached: true,
   });
   prefixLines(child.stdout, opts.write);
   prefixLines(child.stderr, opts.write);

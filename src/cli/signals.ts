@@ -1,7 +1,7 @@
 /**
- * Shutdown for the long-running roles (`dev`, `server`, `agent`): the first SIGINT or SIGTERM
- * aborts `signal` and resolves `stopped`, so the command can close what it started; a second one
- * while closing exits at once (the user insisted).
+ * Shutdown for the long-running roles (`dev`, `server`, `agent`): the first SIGINT, SIGTERM or
+ * SIGHUP (the terminal closed) aborts `signal` and resolves `stopped`, so the command can close
+ * what it started; a second one while closing exits at once (the user insisted).
  */
 export interface Shutdown {
   readonly signal: AbortSignal;
@@ -11,7 +11,7 @@ export interface Shutdown {
   dispose(): void;
 }
 
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 export function onShutdown(): Shutdown {
   const controller = new AbortController();

@@ -122,7 +122,7 @@ export class AgentGateway {
       const rows = await db.query<{ id: string; status: string }>('select id, status from hosts where id = $1 and credential_hash = $2', [msg.host_id, hashSecret(msg.credential)]);
       const host = rows[0];
       if (!host || host.status === 'removed') throw new DenvError('UNAUTHORIZED', 'unknown host or revoked credential');
-      await db.query("update hosts set status = 'connected', facts = $2, last_heartbeat_at = now() where id = $1", [host.id, JSON.stringify(msg.facts)]);
+      await this.heartbeat(host.id, msg.facts);
       return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs };
     }
     if (!msg.enrollment_key) throw new DenvError('UNAUTHORIZED', 'hello needs an enrollment key or a host credential');
@@ -147,8 +147,18 @@ export class AgentGateway {
     });
   }
 
-  private async heartbeat(hostId: string): Promise<void> {
-    await this.opts.db.query("update hosts set last_heartbeat_at = now(), status = 'connected' where id = $1 and status <> 'removed'", [hostId]);
+  /** A heartbeat (or a hello) makes the host `connected`; a change of status is an event. */
+  private async heartbeat(hostId: string, facts?: unknown): Promise<void> {
+    const rows = await this.opts.db.query<{ team: string; previous: string }>(
+      `with prev as (select status from hosts where id = $1)
+       update hosts set last_heartbeat_at = now(), status = 'connected', facts = coalesce($2, facts)
+       where id = $1 and status <> 'removed' returning team, (select status from prev) as previous`,
+      [hostId, facts === undefined ? null : JSON.stringify(facts)],
+    );
+    const row = rows[0];
+    if (row && row.previous !== 'connected') {
+      await appendEvent(this.opts.db, { team: row.team, subject: `host:${hostId}`, type: 'host.status', data: { status: 'connected' } });
+    }
   }
 
   private async result(hostId: string, msg: Extract<AgentMessage, { type: 'result' }>): Promise<void> {
