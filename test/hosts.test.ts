@@ -54,14 +54,15 @@ describe('hosts', () => {
     }
     const key = (await h.api.post('/v1/enrollment-keys', { single_use: true })).body.key;
     const first = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: join(freshDataDir(), 'b'), name: 'second' });
-    const second = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: join(freshDataDir(), 'c'), name: 'third' });
+    let second: ReturnType<typeof startAgentProcess> | undefined;
     try {
       await waitFor(async () => (await h.api.get('/v1/hosts')).body.items.some((x: { name: string }) => x.name === 'second'), 15_000, 'second host');
+      second = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: join(freshDataDir(), 'c'), name: 'third' });
       await second.waitForOutput(/already used/, 15_000);
       expect((await h.api.get('/v1/hosts')).body.items.map((x: { name: string }) => x.name)).not.toContain('third');
     } finally {
       await first.kill('SIGKILL');
-      await second.kill('SIGKILL');
+      await second?.kill('SIGKILL');
     }
   });
 });

@@ -99,7 +99,7 @@ describe('agent killed', () => {
     await h.agent.kill('SIGKILL');
     expect(await (await fetch(env.endpoints[0].url)).text()).toBe(`v1 ${pid}`);
 
-    h.agent = startAgentProcess({ control: h.cp.url, dataDir: h.agentDir });
+    h.agent = startAgentProcess({ control: h.cp.url, dataDir: h.agentDir, ports: h.ports });
     // Re-delivering the same version must adopt, not start a second process.
     const again = await h.api.finished((await h.api.post('/v1/projects/keep/deploy', { compose: compose('v2') })).body.deployment.id, 60_000);
     expect(again.status, again.error ?? '').toBe('succeeded');

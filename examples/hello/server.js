@@ -1,10 +1,11 @@
 // A tiny dependency-free HTTP server for the denv example.
-// Listens on 127.0.0.1:$PORT (denv sets PORT), answers / with a greeting and /healthz with "ok",
-// logs one line per request, and exits cleanly on SIGTERM (how denv stops a process service).
+// Listens on 127.0.0.1:$PORT (denv sets PORT), answers / with a greeting naming the version denv
+// deployed (DENV_VERSION, set by the agent) and /healthz with "ok", logs one line per request, and
+// exits cleanly on SIGTERM (how denv stops a process service).
 import http from 'node:http';
 
 const port = Number(process.env.PORT ?? 8080);
-const version = process.env.APP_VERSION;
+const version = process.env.DENV_VERSION;
 
 const server = http.createServer((req, res) => {
   const started = Date.now();

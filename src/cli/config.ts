@@ -25,7 +25,7 @@ export interface GlobalOptions {
 /** Declared once on the root program; commander recognises them before or after the subcommand. */
 export function addGlobalOptions(program: Command): Command {
   return program
-    .addOption(new Option('--url <url>', 'control plane URL (default: http://127.0.0.1:<port>)').env('DENV_URL'))
+    .addOption(new Option('--url <url>', 'control plane URL (default: http://127.0.0.1:<port>)').env('DENV_URL').argParser(parseHttpUrl))
     .addOption(new Option('--port <port>', 'control plane port').env('DENV_PORT').default(DEFAULT_PORT).argParser(parsePort))
     .addOption(new Option('--data-dir <dir>', 'data directory (database, admin-token, agent state)').env('DENV_DATA_DIR').default(DEFAULT_DATA_DIR))
     .addOption(new Option('--token <token>', 'API token (default: read <data-dir>/admin-token)').env('DENV_TOKEN'))
@@ -36,6 +36,18 @@ export function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0-65535)');
   return n;
+}
+
+/** An http(s) URL such as `http://127.0.0.1:4600`, without trailing slashes. */
+export function parseHttpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('expected a URL such as http://127.0.0.1:4600');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http:// or https:// URL');
+  return value.replace(/\/+$/, '');
 }
 
 export function parsePositiveInt(value: string): number {

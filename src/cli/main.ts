@@ -5,5 +5,11 @@
  */
 import { runCli } from './program.js';
 
+// `denv events | head -1`: the reader went away; that is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
+
 process.exitCode = await runCli(process.argv);
 setTimeout(() => process.exit(), 3000).unref();

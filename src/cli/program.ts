@@ -11,6 +11,7 @@ import { registerDeploy } from './commands/deploy.js';
 import { registerDeployment } from './commands/deployment.js';
 import { registerDeployments } from './commands/deployments.js';
 import { registerDev } from './commands/dev.js';
+import { registerEnrollmentKey } from './commands/enrollment-key.js';
 import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
 import { registerHosts } from './commands/hosts.js';
@@ -70,6 +71,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEnv(program);
   registerEvents(program);
   registerHosts(program);
+  registerEnrollmentKey(program);
   return program;
 }
 

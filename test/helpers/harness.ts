@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../src/control-plane/control-plane.js';
 import { Api, waitFor } from './api.js';
-import { startAgentProcess, type Child } from './processes.js';
+import { startAgentProcess, testPortRange, type Child } from './processes.js';
 import { freshDataDir, storeOptions, type StoreKind } from './stores.js';
 
 export interface Harness {
@@ -16,6 +16,8 @@ export interface Harness {
   readonly api: Api;
   readonly dataDir: string;
   readonly agentDir: string;
+  /** The agent's port range (reuse it when restarting the agent on the same data dir). */
+  readonly ports: string;
   agent: Child;
   readonly hostId: string;
   /** Kill (SIGKILL) and restart the agent process on the same data dir; resolves once it is connected again. */
@@ -75,13 +77,14 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
   const cp = await startControlPlane({ port: 0, ...(await storeOptions(o.store ?? 'pglite', join(dataDir, 'cp'))), ...FAST_TIMINGS, ...o.cp, log: () => {} });
   const api = new Api(cp.url, cp.adminToken);
   const key = await cp.createEnrollmentKey();
-  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host' });
+  const ports = testPortRange();
+  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host', ports });
   const hostId = await waitFor(async () => {
     const { body } = await api.get('/v1/hosts');
     return (body.items as { id: string; status: string }[]).find((h) => h.status === 'connected')?.id;
   }, 30_000, 'the agent to connect');
   const h: Harness = {
-    cp, api, dataDir, agentDir, hostId,
+    cp, api, dataDir, agentDir, hostId, ports,
     get agent() {
       return agent;
     },
@@ -90,7 +93,7 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
     },
     async restartAgent() {
       await agent.kill('SIGKILL');
-      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host' });
+      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports });
       await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
     },
     async close() {

@@ -53,8 +53,18 @@ export function spawnDenv(args: readonly string[], env: Record<string, string> =
   };
 }
 
-export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string }): Child {
-  const args = ['agent', '--control', o.control, '--data-dir', o.dataDir];
+let portBlocks = 0;
+/** A block of 100 host ports no other test agent uses: test files run in parallel workers, each
+ *  with its own VITEST_POOL_ID, and several agents share this machine. */
+export function testPortRange(): string {
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % 8;
+  const block = portBlocks++ % 40;
+  const min = 30000 + worker * 4000 + block * 100;
+  return `${min}-${min + 99}`;
+}
+
+export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string; ports?: string }): Child {
+  const args = ['agent', '--control', o.control, '--data-dir', o.dataDir, '--ports', o.ports ?? testPortRange()];
   if (o.enrollmentKey) args.push('--enrollment-key', o.enrollmentKey);
   if (o.name) args.push('--name', o.name);
   return spawnDenv(args);

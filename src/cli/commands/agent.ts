@@ -4,8 +4,8 @@
  * need no key), and runs what the control plane sends it.
  */
 import path from 'node:path';
-import { Option, type Command } from 'commander';
-import { DEFAULT_DATA_DIR, optionsOf } from '../config.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { DEFAULT_DATA_DIR, optionsOf, parseHttpUrl } from '../config.js';
 import { examples, say } from '../help.js';
 import { onShutdown } from '../signals.js';
 
@@ -13,15 +13,26 @@ interface AgentOptions {
   readonly control: string;
   readonly enrollmentKey?: string;
   readonly name?: string;
+  readonly ports?: { min: number; max: number };
+}
+
+/** `20000-29999` → {min, max}. */
+export function parsePortRange(value: string): { min: number; max: number } {
+  const m = /^(\d+)-(\d+)$/.exec(value.trim());
+  const min = m ? Number(m[1]) : NaN;
+  const max = m ? Number(m[2]) : NaN;
+  if (!(min >= 1024 && max <= 65535 && min <= max)) throw new InvalidArgumentError('expected a range such as 20000-29999 within 1024-65535');
+  return { min, max };
 }
 
 export function registerAgent(program: Command): void {
   program
     .command('agent')
     .description('run a host agent that dials out to a control plane and deploys what it is told to')
-    .requiredOption('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws)')
+    .requiredOption('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws)', parseHttpUrl)
     .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
     .option('--name <name>', "this host's name (default: the machine's hostname)")
+    .addOption(new Option('--ports <min-max>', 'host ports handed to services; agents sharing a machine need disjoint ranges (default 20000-29999)').argParser(parsePortRange).env('DENV_AGENT_PORTS'))
     .addHelpText(
       'after',
       examples(
@@ -40,7 +51,7 @@ export function registerAgent(program: Command): void {
       try {
         const { startAgent } = await import('../../agent/agent.js');
         say(`connecting to ${opts.control}…`);
-        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, log: say });
+        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, log: say });
         try {
           // A refused enrollment (hostId rejects) ends the command with that error.
           const connected = agent.hostId.then((id: string) => say(`agent connected to ${opts.control} as ${id} (data in ${dataDir})`));

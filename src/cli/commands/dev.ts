@@ -148,9 +148,6 @@ export function registerDev(program: Command): void {
           await agent?.stop();
           await cp.close();
         }
-      } catch (err) {
-        // An error that is only the echo of our own abort is not a failure.
-        if (!shutdown.signal.aborted) throw err;
       } finally {
         shutdown.dispose();
       }
