@@ -14,12 +14,17 @@ import { messageOf } from '../contracts/errors.js';
 import { CommandStore } from './commands/command-store.js';
 import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import type { AgentContext } from './context.js';
-import { CopyDatasetDriver } from './datasets/copy/copy-driver.js';
+import { openDatasetDriver } from './datasets/open-driver.js';
 import { hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
 import { agentSocketUrl } from './link/socket-url.js';
 import { KeyedMutex } from './mutex.js';
 import { DEFAULT_PORT_RANGE, PortRegistry, type PortRange } from './ports.js';
+import { ReleasedEnvs } from './released-envs.js';
+import { LiveStatusReporter } from './telemetry/live-status.js';
+
+/** How often services are probed for live status unless the control plane says otherwise. */
+const DEFAULT_LIVE_STATUS_MS = 10_000;
 import { ProcessRuntime } from './runtimes/process/process-runtime.js';
 
 export interface AgentOptions {
@@ -32,6 +37,8 @@ export interface AgentOptions {
   log?: (line: string) => void;
   /** Host ports handed to services (default 20000–29999). Agents sharing a machine should get disjoint ranges. */
   ports?: PortRange;
+  /** Dataset root (default `<dataDir>/datasets`); on btrfs the btrfs driver is used (facts say which). */
+  datasets?: string;
 }
 
 export interface AgentHandle {
@@ -59,6 +66,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   let closed = false;
   let link: AgentLink | null = null;
   let runtime: ProcessRuntime | null = null;
+  let liveReporter: LiveStatusReporter | null = null;
 
   const ready = (async () => {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -67,33 +75,42 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
     runtime = await ProcessRuntime.open({ dataDir, log });
     if (closed) return;
+    const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? path.join(dataDir, 'datasets')), log);
+    log(`datasets: ${datasets.kind} driver`);
     const ctx: AgentContext = {
       dataDir,
       control: opts.control,
       runtime,
       ports: new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE),
-      datasets: new CopyDatasetDriver(dataDir),
+      datasets,
       envLocks: new KeyedMutex(),
+      released: await ReleasedEnvs.open(dataDir),
       log,
     };
     let dispatcher: Dispatcher | null = null;
+    // eslint-disable-next-line prefer-const -- assigned once the link exists; used by its callbacks
+    let reporter: LiveStatusReporter;
     const activeLink = new AgentLink({
       control: opts.control,
       dataDir,
       name: opts.name ?? os.hostname(),
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(),
+      facts: hostFacts(datasets.kind),
       log,
-      onWelcome: (id) => {
+      onWelcome: (id, welcome) => {
         resolveHostId(id);
         dispatcher?.flush();
+        reporter.start(welcome.live_status_ms ?? DEFAULT_LIVE_STATUS_MS);
+        reporter.resync();
       },
       onCommand: (msg) => {
         dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
       },
     });
     dispatcher = createDispatcher(ctx, store, (msg) => activeLink.send(msg));
+    reporter = new LiveStatusReporter(ctx, (status) => activeLink.send({ type: 'live_status', ...status, workloads: status.workloads.map((w) => ({ ...w })) }), DEFAULT_LIVE_STATUS_MS);
     link = activeLink;
+    liveReporter = reporter;
     activeLink.start();
   })().catch((err: unknown) => {
     log(`agent failed to start: ${messageOf(err)}`);
@@ -107,6 +124,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       await ready;
       await (link as AgentLink | null)?.close();
       (runtime as ProcessRuntime | null)?.close();
+      liveReporter?.close();
       rejectHostId(new Error('agent closed before the control plane welcomed it'));
     },
   };

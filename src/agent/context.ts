@@ -6,6 +6,7 @@ import type { DatasetDriver } from './datasets/dataset-driver.js';
 import type { KeyedMutex } from './mutex.js';
 import type { PortRegistry } from './ports.js';
 import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
+import type { ReleasedEnvs } from './released-envs.js';
 
 export interface AgentContext {
   readonly dataDir: string;
@@ -16,5 +17,7 @@ export interface AgentContext {
   readonly datasets: DatasetDriver;
   /** One lock per env: create, rollback, snapshot and destroy of an env never interleave. */
   readonly envLocks: KeyedMutex;
+  /** Envs separated from denv: every command naming one is refused. */
+  readonly released: ReleasedEnvs;
   readonly log: (line: string) => void;
 }

@@ -2,14 +2,15 @@ import os from 'node:os';
 import type { HostFacts } from '../contracts/domain.js';
 import { VERSION } from '../lib/version.js';
 
-/** What the agent tells the control plane about its host in `hello`. */
-export function hostFacts(): HostFacts {
+/** What the agent tells the control plane about its host in `hello`; `datasetDriver` is the one
+ *  `openDatasetDriver` picked for the agent's dataset root. */
+export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy'): HostFacts {
   return {
     hostname: os.hostname(),
     platform: process.platform,
     arch: process.arch,
     runtimes: ['process'],
-    dataset_driver: 'copy',
+    dataset_driver: datasetDriver,
     agent_version: VERSION,
   };
 }

@@ -48,3 +48,21 @@ export const eventsQuery = z.strictObject({
 
 export type DeployBody = z.infer<typeof deployBody>;
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
+
+/** Lifecycle actions (seed 002). */
+export const replanBody = z.strictObject({ guidance: z.string().max(4000).optional() });
+export const emptyBody = z.strictObject({});
+
+/** Data operations on envs (issue 3). A version is named by id, or by its number within the env. */
+export const forkBody = z.strictObject({ name: slug.optional() });
+export const rollbackBody = z.strictObject({ version: z.union([z.string().min(1), z.number().int().min(1)]) });
+export const verifyBody = z.strictObject({ resume: z.boolean().default(false) });
+/** Two forms (checked by the handler): `{image?, command?, env?, ports?}` runs a one-service env;
+ *  `{from_version}` forks a healthy snapshot. */
+export const sandboxBody = z.strictObject({
+  image: z.string().min(1).optional(),
+  command: commandBody.optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'), z.string()).optional(),
+  ports: z.array(z.number().int().min(1).max(65535)).optional(),
+  from_version: z.string().min(1).optional(),
+});

@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   host: 'host',
   enrollmentKey: 'enk',
   command: 'cmd',
+  plan: 'plan',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

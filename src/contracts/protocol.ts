@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
 import type { ServiceSpec } from './spec.js';
+import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -39,6 +40,12 @@ export const agentMessage = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('heartbeat') }),
   z.object({
+    type: z.literal('live_status'),
+    env: z.string(),
+    at: z.string(),
+    workloads: z.array(z.looseObject({ service: z.string(), version: z.string(), desired: z.number(), ready: z.number() })),
+  }),
+  z.object({
     type: z.literal('result'),
     id: z.string(),
     ok: z.boolean(),
@@ -48,13 +55,37 @@ export const agentMessage = z.discriminatedUnion('type', [
 ]);
 export type AgentMessage = z.infer<typeof agentMessage>;
 
+/** One workload of an env as the agent sees it now (seed 002 live_status). */
+export interface LiveWorkload {
+  readonly service: string;
+  readonly version: string;
+  readonly desired: number;
+  readonly ready: number;
+  /** The last probe's answer (e.g. `HTTP 500`, `not running`). */
+  readonly detail: string;
+  readonly runtime: 'process' | 'docker';
+  readonly command: readonly string[] | null;
+  readonly image: string | null;
+  readonly pid: number | null;
+  readonly port: number;
+  readonly restarts: number;
+  /** How the process last ended, e.g. `exit code 1`, `killed by SIGKILL`, `OOMKilled`. */
+  readonly last_exit: string | null;
+}
+
+export interface LiveStatus {
+  readonly env: string;
+  readonly at: string;
+  readonly workloads: readonly LiveWorkload[];
+}
+
 export type ControlMessage =
-  | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number }
+  | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number; live_status_ms?: number }
   | { type: 'refused'; code: string; message: string }
   | { type: 'command'; id: string; kind: CommandKind; payload: unknown };
 
 export const controlMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number() }),
+  z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number(), live_status_ms: z.number().optional() }),
   z.object({ type: z.literal('refused'), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
 ]);
@@ -85,14 +116,49 @@ export interface Commands {
     payload: { env: string; service: string; command: string[]; timeout_ms: number };
     result: { exit: number | null; stdout: string; stderr: string; timed_out: boolean };
   };
+  /** Fork (issue 3): `env`'s datasets become writable copies of `from_env`'s snapshot `snapshot`
+   *  (btrfs: O(1) snapshots), then `version`'s services start on fresh ports as in env.create.
+   *  `forked_in_ms` is the dataset fork alone. Datasets are not forked again once `env` has services. */
+  'env.fork': {
+    payload: { from_env: string; snapshot: string; env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[] };
+    result: EnvCreateResult & { forked_in_ms: number; from: string };
+  };
+  /** Let services held paused by verify.collect run again: `service`'s, or every one of the env. */
+  'env.resume': {
+    payload: { env: string; service: string | null };
+    result: { resumed: number };
+  };
+  /** verify's capture: pause `service` and keep it paused, then copy its declared `paths` (relative to
+   *  its working dir) into the agent's own directory for `capture`, refusing anything that is not a
+   *  regular file or directory inside the service root (contracts/verify.ts). */
+  'verify.collect': {
+    payload: { env: string; service: string; paths: string[]; capture: string; limits: CollectLimits };
+    result: CollectResult;
+  };
+  /** Run the verifier argv in `service`'s context in (grader) env `env`, with DENV_COLLECTED pointing
+   *  at what verify.collect copied for `collected`, and read its reward (contracts/verify.ts). */
+  'verify.run': {
+    payload: { env: string; service: string; command: string[]; timeout_ms: number; collected: { env: string; capture: string } };
+    result: VerifyRunResult;
+  };
   /** Stop every process of the env and delete its datasets, snapshots and ports. */
+  /** Scale to zero: stop every process of the env; datasets, snapshots and state of versions stay. */
+  'env.stop': {
+    payload: { env: string };
+    result: { stopped: number; ports: number };
+  };
+  /** Separate: stop managing the env (processes keep running, unsupervised); later commands for it are refused. */
+  'env.release': {
+    payload: { env: string };
+    result: { released: true; left_running: number[] };
+  };
   'env.destroy': {
     payload: { env: string };
     result: { removed: { processes: number; datasets: number; snapshots: number; ports: number } };
   };
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy'] as const satisfies readonly CommandKind[];
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release'] as const satisfies readonly CommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

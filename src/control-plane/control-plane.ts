@@ -2,6 +2,7 @@
  * Assembles the control plane: store, HTTP API + agent gateway, phase engine and sweeps.
  * `startControlPlane` is what `denv server` and `denv dev` run, and what tests start.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
@@ -11,8 +12,13 @@ import { buildServer } from './api/server.js';
 import { createBus } from './bus.js';
 import { AgentGateway } from './gateway/agent-gateway.js';
 import { Engine } from './operations/engine.js';
+import { localNotifier, pgNotifier } from './store/notifier.js';
 import { openStore } from './store/open-store.js';
 import { sweepHostHealth } from './sweeps/host-health.js';
+import { Sweeper } from './sweeps/sweeper.js';
+import { sweepMonitor } from './sweeps/monitor.js';
+import { sweepPlanning } from './lifecycle/planner-sweep.js';
+import { hostPlanner } from './lifecycle/planner.js';
 
 export interface ControlPlaneOptions {
   /** TCP port (0 = any free port). */
@@ -32,6 +38,10 @@ export interface ControlPlaneOptions {
   readonly heartbeatMs?: number;
   readonly degradedAfterMs?: number;
   readonly disconnectedAfterMs?: number;
+  /** An in-flight command is not re-sent for this long (default 10 min, seed 002). */
+  readonly resendAfterMs?: number;
+  /** How often agents probe their services for live status (default 10 s). */
+  readonly liveStatusMs?: number;
   /** Deployment lease (default 30 s): how soon another control plane resumes a crashed one's work. */
   readonly leaseMs?: number;
   readonly log?: (line: string) => void;
@@ -55,9 +65,17 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const { db } = store;
   const bus = createBus();
   const heartbeatMs = opts.heartbeatMs ?? 30_000;
-  const agents = new AgentGateway({ db, bus, heartbeatMs, log });
+  const replica = `cp_${randomUUID().slice(0, 8)}`;
+  const notifier = opts.databaseUrl ? await pgNotifier(opts.databaseUrl, bus, log) : localNotifier(bus);
+  const agents = new AgentGateway({
+    db, bus, notifier, replica, heartbeatMs, log,
+    liveStatusMs: opts.liveStatusMs ?? 10_000,
+    resendAfterMs: opts.resendAfterMs ?? 10 * 60_000,
+  });
+  // Embedded store: this process is the only control plane, so no host socket is held elsewhere.
+  if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
   const engine = new Engine({
-    db, bus, agents, log,
+    db, bus, agents, log, owner: replica,
     config: { commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000, agentWaitMs: opts.agentWaitMs ?? 60_000 },
     leaseMs: opts.leaseMs ?? 30_000,
     sweepMs: 1000,
@@ -69,6 +87,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     () => void sweepHostHealth(db, timings).catch((err) => log(`host-health: ${messageOf(err)}`)),
     Math.max(100, Math.min(5000, timings.degradedAfterMs / 4)),
   );
+  const sweepers = [
+    new Sweeper('monitor', () => sweepMonitor(db), 2000, bus, log),
+    new Sweeper('planner', () => sweepPlanning({ db, bus, planner: hostPlanner, maxAttempts: 3, log }), 1000, bus, log),
+  ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
   } catch (err) {
@@ -79,6 +101,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   // Embedded store: the data-dir lock proves no other control plane shares it, so work leased by a
   // killed predecessor is resumed at once rather than after its lease expires.
   await engine.start(!opts.databaseUrl);
+  for (const s of sweepers) s.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   let closed = false;
@@ -91,8 +114,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       if (closed) return;
       closed = true;
       clearInterval(healthTimer);
+      await Promise.all(sweepers.map((s) => s.stop()));
       await engine.stop();
-      agents.closeAll();
+      await agents.closeAll();
+      await notifier.close();
       await app.close();
       await store.close();
     },

@@ -157,3 +157,63 @@ export async function runOrThrow(argv: readonly string[], opts: RunOptions = {})
   const detail = result.stderr.trim().split('\n').slice(-3).join(' | ');
   throw new ExecError(argv, `${argv.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr });
 }
+
+/** A program that keeps running while the caller talks to it (see `startProgram`). */
+export interface RunningProgram {
+  readonly argv: readonly string[];
+  readonly pid: number | undefined;
+  /** Write to its stdin. */
+  write(data: string): void;
+  /** Close its stdin (a filter such as `cat` then exits). */
+  endInput(): void;
+  /** Resolves with the first stdout chunk, or null when the program exits (or cannot start) first. */
+  readonly firstOutput: Promise<string | null>;
+  /** Resolves once it has exited (never rejects); `error` is set when it could not start. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>;
+  /** SIGKILL its process group. */
+  kill(): void;
+}
+
+/**
+ * Start `argv` (no shell) and keep it running with its stdin and stdout piped to us — for helpers
+ * whose lifetime is the point, such as `flock file cat` holding a lock until its stdin closes.
+ * Its own process group, so `kill()` takes its children too. If this process dies, the pipes close
+ * and a well-behaved helper exits on EOF.
+ */
+export function startProgram(argv: readonly string[], opts: Pick<RunOptions, 'cwd' | 'env'> = {}): RunningProgram {
+  const [program, ...args] = argv;
+  if (program === undefined) throw new ExecError(argv, 'cannot run an empty command');
+  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, shell: false });
+  const stderr = new TailBuffer(16 * 1024);
+  child.stderr?.on('data', (c: Buffer) => stderr.push(c));
+  child.stdin?.on('error', () => {}); // EPIPE when it has exited
+  let startError: string | null = null;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>((resolve) => {
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      startError = `cannot run "${program}": ${err.code ?? err.message}`;
+      resolve({ code: null, signal: null, stderr: '', error: startError });
+    });
+    child.once('close', (code, signal) => resolve({ code, signal, stderr: stderr.text(), error: startError }));
+  });
+  const firstOutput = new Promise<string | null>((resolve) => {
+    child.stdout?.once('data', (c: Buffer) => resolve(c.toString('utf8')));
+    void exited.then(() => resolve(null));
+  });
+  child.stdout?.on('data', () => {}); // keep draining after the first chunk
+  return {
+    argv,
+    pid: child.pid,
+    write: (data) => void child.stdin?.write(data),
+    endInput: () => void child.stdin?.end(),
+    firstOutput,
+    exited,
+    kill() {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    },
+  };
+}

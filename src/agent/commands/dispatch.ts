@@ -8,6 +8,8 @@
  * answer that could not be sent (socket down) stays pending and is sent again by `flush()`, which
  * the link calls after each welcome.
  */
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { AgentMessage } from '../../contracts/protocol.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import type { AgentContext } from '../context.js';
@@ -50,12 +52,19 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
         answer({ type: 'result', id, ok: false, error: { code: 'BAD_REQUEST', message: `this agent does not know command kind "${kind}"` } });
         return;
       }
+      const env = (payload as { env?: unknown } | null)?.env;
+      if (typeof env === 'string' && kind !== 'env.release' && ctx.released.has(env)) {
+        await logCommand(ctx, { id, kind, env, source: 'refused' });
+        answer({ type: 'result', id, ok: false, error: { code: 'RELEASED', message: `env ${env} was separated from denv; this agent no longer acts on it` } });
+        return;
+      }
       const { outcome, source } = await store.run(id, kind, async () => {
         ctx.log(`command ${id} ${kind} started`);
         // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
         const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
         return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt);
       });
+      await logCommand(ctx, { id, kind, env: typeof env === 'string' ? env : null, source });
       const took = Date.now() - receivedAt;
       const summary = outcome.ok ? describeResult(outcome.result) : `error ${outcome.error.code}: ${outcome.error.message}`;
       if (source === 'joined') {
@@ -69,6 +78,16 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
       for (const msg of [...pending.values()]) answer(msg);
     },
   };
+}
+
+/**
+ * The agent's own record of every command delivery, `<dataDir>/command-log.jsonl`: one line per
+ * delivery, written when it is answered, with how it was handled (`ran` = applied now, `stored` =
+ * answered from the record of an earlier run, `joined` = joined the run in flight, `refused` =
+ * env separated). Tests read it to prove what the host received; operators to see what was done.
+ */
+async function logCommand(ctx: AgentContext, entry: { id: string; kind: string; env: string | null; source: string }): Promise<void> {
+  await appendFile(path.join(ctx.dataDir, 'command-log.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 }).catch(() => {});
 }
 
 function describeResult(result: unknown): string {

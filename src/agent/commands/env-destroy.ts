@@ -1,11 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import { envLogDir } from '../runtimes/process/service-env.js';
+import { collectedEnvDir, verifyRunDir } from '../verify/collected-dir.js';
 import type { CommandHandler } from './handler.js';
 
 /**
  * env.destroy: stop every process of the env (all versions), delete its datasets, snapshots,
- * logs and state, release its ports. Idempotent: destroying an env this host does not know
+ * logs, state and what verify collected from it, release its ports. Idempotent: destroying an env this host does not know
  * answers zero counts.
  */
 export const envDestroy: CommandHandler<'env.destroy'> = {
@@ -15,6 +16,7 @@ export const envDestroy: CommandHandler<'env.destroy'> = {
       const { datasets, snapshots } = await ctx.datasets.destroy(p.env);
       await ctx.runtime.forgetEnv(p.env);
       await rm(envLogDir(ctx.dataDir, p.env), { recursive: true, force: true });
+      for (const dir of [collectedEnvDir(ctx.dataDir, p.env), verifyRunDir(ctx.dataDir, p.env)]) await rm(dir, { recursive: true, force: true });
       return { removed: { processes, datasets, snapshots, ports } };
     }),
 };

@@ -6,9 +6,15 @@ import type { CommandKind } from '../../contracts/protocol.js';
 import { envCreate } from './env-create.js';
 import { envDestroy } from './env-destroy.js';
 import { envExec } from './env-exec.js';
+import { envFork } from './env-fork.js';
+import { envResume } from './env-resume.js';
 import { envRollback } from './env-rollback.js';
 import { envSnapshot } from './env-snapshot.js';
+import { envRelease } from './env-release.js';
+import { envStop } from './env-stop.js';
 import type { CommandHandler } from './handler.js';
+import { verifyCollect } from './verify-collect.js';
+import { verifyRun } from './verify-run.js';
 
 export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.create': envCreate,
@@ -16,6 +22,12 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.snapshot': envSnapshot,
   'env.exec': envExec,
   'env.destroy': envDestroy,
+  'env.fork': envFork,
+  'env.resume': envResume,
+  'verify.collect': verifyCollect,
+  'verify.run': verifyRun,
+  'env.stop': envStop,
+  'env.release': envRelease,
 };
 
 export function isCommandKind(kind: string): kind is CommandKind {

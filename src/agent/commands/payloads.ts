@@ -38,4 +38,16 @@ export const PAYLOADS = {
   'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
   'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),
   'env.destroy': z.object({ env: name }),
+  'env.fork': z.object({ from_env: name, snapshot: name, env: name, version: name, services, volumes: z.array(name) }),
+  'env.resume': z.object({ env: name, service: name.nullable() }),
+  'verify.collect': z.object({
+    env: name,
+    service: name,
+    paths: z.array(z.string().min(1)),
+    capture: name,
+    limits: z.object({ max_files: z.number().int().min(0), max_bytes: z.number().int().min(0), max_depth: z.number().int().min(0) }),
+  }),
+  'verify.run': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1), collected: z.object({ env: name, capture: name }) }),
+  'env.stop': z.object({ env: name }),
+  'env.release': z.object({ env: name }),
 } as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

@@ -108,6 +108,18 @@ async function waitAlive(spec: Extract<HealthSpec, { kind: 'alive' }>, target: H
   return exit ? startFailed(target, exit) : { ok: true };
 }
 
+/**
+ * One health check of a service that already runs (the live-status reporter's probe): a single
+ * HTTP GET, a single run of the Compose test, or "still alive". No retries: the caller probes
+ * again on its next tick.
+ */
+export async function probeOnce(spec: HealthSpec, target: HealthTarget): Promise<{ ok: boolean; detail: string }> {
+  if (await target.exitOf()) return { ok: false, detail: 'not running' };
+  if (spec.kind === 'http') return probeHttp(spec.port ?? target.port, spec.path, Math.min(HTTP_ATTEMPT_MS, spec.timeout_ms));
+  if (spec.kind === 'command') return runCheck(spec.test, target, spec.timeout_ms);
+  return { ok: true, detail: 'running' };
+}
+
 export function waitHealthy(spec: HealthSpec, target: HealthTarget): Promise<HealthVerdict> {
   switch (spec.kind) {
     case 'http':

@@ -31,7 +31,7 @@ export interface LinkOptions {
   readonly facts: HostFacts;
   readonly log: (line: string) => void;
   /** After every welcome (credential already persisted). */
-  readonly onWelcome: (hostId: string) => void;
+  readonly onWelcome: (hostId: string, welcome: { live_status_ms?: number }) => void;
   readonly onCommand: (msg: CommandMessage) => void;
   readonly backoff?: BackoffPolicy;
 }
@@ -162,7 +162,7 @@ export class AgentLink {
         this.preferEnrollmentKey = false;
         this.opts.log(`welcomed as ${msg.host_id}${msg.credential !== undefined ? ' (credential stored)' : ''}`);
         this.startHeartbeat(ws, msg.heartbeat_ms, lastHeard);
-        this.opts.onWelcome(msg.host_id);
+        this.opts.onWelcome(msg.host_id, msg);
         return;
       }
       case 'refused': {

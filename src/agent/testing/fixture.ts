@@ -3,6 +3,7 @@
  * with its own port range so test files running in parallel never compete for ports, and
  * builders for process services written as inline `node -e` programs.
  */
+import { ReleasedEnvs } from '../released-envs.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -40,8 +41,9 @@ export async function makeFixture(ports: PortRange): Promise<Fixture> {
       control: controlUrl,
       runtime,
       ports: new PortRegistry(dataDir, ports),
-      datasets: new CopyDatasetDriver(dataDir),
+      datasets: new CopyDatasetDriver(path.join(dataDir, 'datasets')),
       envLocks: new KeyedMutex(),
+      released: await ReleasedEnvs.open(dataDir),
       log: (l) => log.push(l),
     };
     contexts.push(ctx);

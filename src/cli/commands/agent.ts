@@ -14,6 +14,7 @@ interface AgentOptions {
   readonly enrollmentKey?: string;
   readonly name?: string;
   readonly ports?: { min: number; max: number };
+  readonly datasets?: string;
 }
 
 /** `20000-29999` → {min, max}. */
@@ -32,6 +33,7 @@ export function registerAgent(program: Command): void {
     .requiredOption('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws)', parseHttpUrl)
     .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
     .option('--name <name>', "this host's name (default: the machine's hostname)")
+    .addOption(new Option('--datasets <dir>', 'dataset root (default <data-dir>/datasets); on btrfs, snapshots and forks are O(1) subvolume snapshots').env('DENV_AGENT_DATASETS'))
     .addOption(new Option('--ports <min-max>', 'host ports handed to services; agents sharing a machine need disjoint ranges (default 20000-29999)').argParser(parsePortRange).env('DENV_AGENT_PORTS'))
     .addHelpText(
       'after',
@@ -51,7 +53,7 @@ export function registerAgent(program: Command): void {
       try {
         const { startAgent } = await import('../../agent/agent.js');
         say(`connecting to ${opts.control}…`);
-        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, log: say });
+        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets: opts.datasets && path.resolve(opts.datasets), log: say });
         try {
           // A refused enrollment (hostId rejects) ends the command with that error.
           const connected = agent.hostId.then((id: string) => say(`agent connected to ${opts.control} as ${id} (data in ${dataDir})`));

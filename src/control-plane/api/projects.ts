@@ -2,7 +2,7 @@ import { createProjectBody, deployBody, listQuery } from '../../contracts/api.js
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
-import { createDeployment } from '../operations/create-deployment.js';
+import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type EnvRow, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
 import { decodeCursor, page } from './paging.js';
@@ -56,14 +56,10 @@ export const projectRoutes = [
       const spec = parseSpec(compose);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {
-        let env = (await tx.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated') for update", [project.id, body.env]))[0];
-        if (!env) {
-          env = (await tx.query<EnvRow>(
-            "insert into envs (id, team, project, name, stage, status) values ($1, $2, $3, $4, $5, 'deploying') returning *",
-            [newId('env'), auth.team, project.id, body.env, body.env === 'production' ? 'production' : 'preview'],
-          ))[0]!;
-        }
-        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'deploy', params: { spec, warm, target: body.target ?? null } });
+        const { env, deployment: dep } = await requestDeploy(tx, {
+          team: auth.team, project: project.id, envName: body.env, stage: body.env === 'production' ? 'production' : 'preview',
+          params: { spec, warm, target: body.target ?? null },
+        });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
       bus.emit('kick');

@@ -13,17 +13,30 @@ import { hashSecret } from '../auth/secrets.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { Bus } from '../bus.js';
+import type { Notifier } from '../store/notifier.js';
 
 export interface GatewayOptions {
   readonly db: Db;
   readonly bus: Bus;
+  /** Cross-replica routing (LISTEN/NOTIFY on a server; the local bus on the embedded store). */
+  readonly notifier: Notifier;
+  /** This control plane's id, recorded on the hosts whose sockets it holds. */
+  readonly replica: string;
   readonly heartbeatMs: number;
+  /** How often agents probe their services for live status. */
+  readonly liveStatusMs: number;
+  /** A command already sent is not sent again for this long (seed 002: 10 min), even after a
+   *  reconnect or a restart; the agent keeps running it and answers when it is done. */
+  readonly resendAfterMs: number;
   readonly log: (line: string) => void;
 }
 
 interface CommandRow {
-  id: string; host: string; kind: CommandKind; payload: unknown; status: string; result: unknown; error: { code: string; message: string } | null;
+  id: string; host: string; deployment: string | null; kind: CommandKind; payload: unknown; status: string;
+  result: unknown; error: { code: string; message: string } | null; sent_at: unknown;
 }
+
+const COMMAND_COLUMNS = 'id, host, deployment, kind, payload, status, result, error, sent_at';
 
 export interface CallOptions {
   /** The deployment this command belongs to, and a key unique within it: together they make the
@@ -37,15 +50,29 @@ export interface CallOptions {
 
 export class AgentGateway {
   private readonly sockets = new Map<string, WebSocket>();
-  constructor(private readonly opts: GatewayOptions) {}
+  private readonly onRoute = (id: string) => void this.routed(id).catch((err) => this.opts.log(`gateway: route ${id}: ${messageOf(err)}`));
+  private readonly onHostChange = (id: string) => void this.checkRevoked(id).catch(() => {});
 
+  constructor(private readonly opts: GatewayOptions) {
+    opts.bus.on('route', this.onRoute);
+    opts.bus.on('host', this.onHostChange);
+  }
+
+  /** Whether this replica holds the host's socket. */
   isConnected(hostId: string): boolean {
     return this.sockets.has(hostId);
   }
 
-  /** Resolve true once `hostId` is connected, false after `ms` (or when `signal` aborts). */
-  waitConnected(hostId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.isConnected(hostId)) return Promise.resolve(true);
+  /** Whether some replica holds the host's socket. */
+  async isReachable(hostId: string): Promise<boolean> {
+    if (this.isConnected(hostId)) return true;
+    const rows = await this.opts.db.query<{ connected_to: string | null }>("select connected_to from hosts where id = $1 and status <> 'removed'", [hostId]);
+    return Boolean(rows[0]?.connected_to);
+  }
+
+  /** Resolve true once `hostId` is reachable, false after `ms` (or when `signal` aborts). */
+  async waitConnected(hostId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (await this.isReachable(hostId)) return true;
     return new Promise((resolve) => {
       const done = (value: boolean) => {
         clearTimeout(timer);
@@ -53,7 +80,9 @@ export class AgentGateway {
         signal?.removeEventListener('abort', onAbort);
         resolve(value);
       };
-      const onHost = (id: string) => id === hostId && this.isConnected(hostId) && done(true);
+      const onHost = (id: string) => {
+        if (id === hostId) void this.isReachable(hostId).then((ok) => ok && done(true), () => {});
+      };
       const onAbort = () => done(false);
       const timer = setTimeout(() => done(false), ms);
       this.opts.bus.on('host', onHost);
@@ -61,14 +90,23 @@ export class AgentGateway {
     });
   }
 
-  connectedHosts(): string[] {
-    return [...this.sockets.keys()];
+  /** Hosts of a team whose socket some replica holds, sidecars first, oldest first. */
+  async connectedHosts(team: string): Promise<string[]> {
+    const rows = await this.opts.db.query<{ id: string }>(
+      "select id from hosts where team = $1 and status = 'connected' and connected_to is not null order by case kind when 'sidecar' then 0 else 1 end, created_at",
+      [team],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Close every agent socket (shutdown). */
-  closeAll(): void {
+  async closeAll(): Promise<void> {
+    this.opts.bus.off('route', this.onRoute);
+    this.opts.bus.off('host', this.onHostChange);
+    const held = [...this.sockets.keys()];
     for (const ws of this.sockets.values()) ws.close(1001, 'control plane shutting down');
     this.sockets.clear();
+    if (held.length > 0) await this.opts.db.query('update hosts set connected_to = null where id = any($1) and connected_to = $2', [held, this.opts.replica]).catch(() => {});
   }
 
   /** Serve one agent connection until it closes. */
@@ -91,8 +129,9 @@ export class AgentGateway {
             const previous = this.sockets.get(hostId);
             if (previous && previous !== ws) previous.close(4000, 'replaced by a newer connection');
             this.sockets.set(hostId, ws);
+            await this.opts.db.query('update hosts set connected_to = $2 where id = $1', [hostId, this.opts.replica]);
             send(welcome);
-            this.opts.bus.emit('host', hostId);
+            await this.opts.notifier.notify('denv_host', hostId);
             await this.resendOpen(hostId);
           } catch (err) {
             const e = err instanceof DenvError ? err : new DenvError('INTERNAL', messageOf(err));
@@ -104,15 +143,31 @@ export class AgentGateway {
         if (!hostId) return; // nothing before hello
         if (msg.type === 'heartbeat') await this.heartbeat(hostId);
         else if (msg.type === 'result') await this.result(hostId, msg);
+        else if (msg.type === 'live_status') await this.liveStatus(hostId, msg);
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
     });
     ws.on('close', () => {
       if (hostId && this.sockets.get(hostId) === ws) {
-        this.sockets.delete(hostId);
-        this.opts.bus.emit('host', hostId);
+        const id = hostId;
+        this.sockets.delete(id);
+        void this.opts.db
+          .query('update hosts set connected_to = null where id = $1 and connected_to = $2', [id, this.opts.replica])
+          .then(() => this.opts.notifier.notify('denv_host', id))
+          .catch(() => {});
       }
     });
     ws.on('error', () => {});
+  }
+
+  /** A removed host's live socket is closed at once (revocation), whichever replica holds it. */
+  private async checkRevoked(hostId: string): Promise<void> {
+    const ws = this.sockets.get(hostId);
+    if (!ws) return;
+    const rows = await this.opts.db.query<{ status: string }>('select status from hosts where id = $1', [hostId]);
+    if (!rows[0] || rows[0].status === 'removed') {
+      this.sockets.delete(hostId);
+      ws.close(4003, 'host removed: credential revoked');
+    }
   }
 
   private async hello(msg: Extract<AgentMessage, { type: 'hello' }>): Promise<ControlMessage & { type: 'welcome' }> {
@@ -123,7 +178,7 @@ export class AgentGateway {
       const host = rows[0];
       if (!host || host.status === 'removed') throw new DenvError('UNAUTHORIZED', 'unknown host or revoked credential');
       await this.heartbeat(host.id, msg.facts);
-      return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs };
+      return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs };
     }
     if (!msg.enrollment_key) throw new DenvError('UNAUTHORIZED', 'hello needs an enrollment key or a host credential');
     return db.tx(async (tx) => {
@@ -143,7 +198,7 @@ export class AgentGateway {
       );
       await tx.query('update enrollment_keys set used_at = now() where id = $1', [key.id]);
       await appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name } });
-      return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs };
+      return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs };
     });
   }
 
@@ -166,67 +221,95 @@ export class AgentGateway {
       "update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent') returning id",
       [msg.id, hostId, msg.ok ? 'done' : 'error', JSON.stringify(msg.result ?? null), msg.ok ? null : JSON.stringify(msg.error ?? { code: 'AGENT_ERROR', message: 'unknown error' })],
     );
-    if (rows.length > 0) this.opts.bus.emit('command', msg.id);
+    if (rows.length > 0) await this.opts.notifier.notify('denv_result', msg.id);
   }
 
+  /** Keep the env's latest live status (only from the host it is placed on); the monitor reads it. */
+  private async liveStatus(hostId: string, msg: Extract<AgentMessage, { type: 'live_status' }>): Promise<void> {
+    const rows = await this.opts.db.query<{ id: string }>('update envs set live_status = $3 where id = $1 and host = $2 returning id', [msg.env, hostId, JSON.stringify({ at: msg.at, workloads: msg.workloads })]);
+    if (rows.length > 0) this.opts.bus.emit('kick');
+  }
+
+  /** After a (re)connection: send the host's open commands not sent within the resend window. */
   private async resendOpen(hostId: string): Promise<void> {
-    const open = await this.opts.db.query<CommandRow>("select id, host, kind, payload from commands where host = $1 and status in ('pending', 'sent') order by created_at", [hostId]);
-    for (const c of open) this.write(c);
+    const open = await this.opts.db.query<CommandRow>(
+      `select ${COMMAND_COLUMNS} from commands where host = $1 and status in ('pending', 'sent')
+         and (sent_at is null or sent_at < now() - ($2 || ' milliseconds')::interval) order by created_at`,
+      [hostId, String(this.opts.resendAfterMs)],
+    );
+    for (const c of open) await this.write(c);
   }
 
-  private write(c: Pick<CommandRow, 'id' | 'host' | 'kind' | 'payload'>): boolean {
+  /** Another replica asked for this command to be sent: send it if this replica holds the host. */
+  private async routed(id: string): Promise<void> {
+    const row = (await this.opts.db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where id = $1 and status in ('pending', 'sent')`, [id]))[0];
+    if (row && this.isConnected(row.host)) await this.write(row);
+  }
+
+  /** Write the command to the host's socket (if held here) and record the send; the first send is
+   *  an event `cmd_sent` on the env. */
+  private async write(c: CommandRow): Promise<boolean> {
     const ws = this.sockets.get(c.host);
     if (!ws || ws.readyState !== ws.OPEN) return false;
     ws.send(JSON.stringify({ type: 'command', id: c.id, kind: c.kind, payload: c.payload } satisfies ControlMessage));
-    void this.opts.db.query("update commands set status = 'sent', sent_at = now() where id = $1 and status = 'pending'", [c.id]).catch(() => {});
+    const first = await this.opts.db.query<{ team: string; env: string }>(
+      `with upd as (update commands set sent_at = now(), status = case when status = 'pending' then 'sent' else status end
+                    where id = $1 returning (select status from commands where id = $1) as was, deployment)
+       select d.team, d.env from upd join deployments d on d.id = upd.deployment where upd.was = 'pending'`,
+      [c.id],
+    );
+    if (first[0]) await appendEvent(this.opts.db, { team: first[0].team, subject: `env:${first[0].env}`, type: 'cmd_sent', data: { command: c.id, kind: c.kind, deployment: c.deployment, host: c.host } });
     return true;
+  }
+
+  /** Send now, or have the replica holding the host send it — unless it was sent within the resend window. */
+  private async dispatch(row: CommandRow): Promise<void> {
+    const recent = row.sent_at !== null && Date.now() - new Date(row.sent_at as string).getTime() < this.opts.resendAfterMs;
+    if (recent) return;
+    if (this.isConnected(row.host)) await this.write(row);
+    else await this.opts.notifier.notify('denv_command', row.id);
   }
 
   /**
    * Send a command and wait for its result. Idempotent per (deployment, key): a phase re-run
    * after a restart finds the command it sent before — finished (its result is returned at once)
-   * or still open (re-sent; the agent dedupes by id). Throws AGENT_ERROR when the agent answered
-   * with an error, AGENT_UNREACHABLE when `requireConnected` and the host is not connected.
-   * Bounded by `signal` (the phase timeout).
+   * or still open (sent again only once the resend window has passed; the agent dedupes by id).
+   * Throws AGENT_ERROR when the agent answered with an error, AGENT_UNREACHABLE when
+   * `requireConnected` and the host is not connected. Bounded by `signal` (the phase timeout).
    */
   async call<K extends CommandKind>(hostId: string, kind: K, payload: Commands[K]['payload'], opts: CallOptions): Promise<Commands[K]['result']> {
     const { db, bus } = this.opts;
-    if (opts.requireConnected && !this.isConnected(hostId)) throw new DenvError('AGENT_UNREACHABLE', `host ${hostId} is not connected`);
+    if (opts.requireConnected && !(await this.isReachable(hostId))) throw new DenvError('AGENT_UNREACHABLE', `host ${hostId} is not connected`);
     const inserted = await db.query<CommandRow>(
       `insert into commands (id, host, deployment, key, kind, payload) values ($1, $2, $3, $4, $5, $6)
-       on conflict (deployment, key) do nothing returning id, host, kind, payload, status, result, error`,
+       on conflict (deployment, key) do nothing returning ${COMMAND_COLUMNS}`,
       [newId('command'), hostId, opts.deployment, opts.key, kind, JSON.stringify(payload)],
     );
-    let row = inserted[0] ?? (await db.query<CommandRow>('select id, host, kind, payload, status, result, error from commands where deployment = $1 and key = $2', [opts.deployment, opts.key]))[0]!;
-    const id = row.id;
+    const first = inserted[0] ?? (await db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where deployment = $1 and key = $2`, [opts.deployment, opts.key]))[0]!;
+    const id = first.id;
     return new Promise((resolve, reject) => {
       let settled = false;
-      const check = async () => {
+      /** Re-read the row: finished → settle; else, if `send`, (re)send it subject to the window. */
+      const check = async (send: boolean) => {
         if (settled) return;
-        row = (await db.query<CommandRow>('select id, host, kind, payload, status, result, error from commands where id = $1', [id]))[0]!;
+        const row = (await db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where id = $1`, [id]))[0]!;
         if (row.status === 'done') finish(() => resolve(row.result as Commands[K]['result']));
-        else if (row.status === 'error') finish(() => reject(new DenvError('AGENT_ERROR', row.error?.message ?? 'agent error')));
+        else if (row.status === 'error') finish(() => reject(new DenvError(row.error?.code === 'RELEASED' ? 'CONFLICT' : 'AGENT_ERROR', row.error?.message ?? 'agent error')));
+        else if (send) await this.dispatch(row);
       };
-      const onCommand = (cid: string) => cid === id && void check().catch(() => {});
-      const onHost = (hid: string) => hid === hostId && this.isConnected(hostId) && void check().catch(() => {});
+      const onCommand = (cid: string) => cid === id && void check(false).catch(() => {});
       const onAbort = () => finish(() => reject(opts.signal!.reason ?? new DenvError('TIMEOUT', 'aborted')));
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
         bus.off('command', onCommand);
-        bus.off('host', onHost);
         opts.signal?.removeEventListener('abort', onAbort);
         fn();
       };
       bus.on('command', onCommand);
-      bus.on('host', onHost); // a reconnecting host gets open commands re-sent by accept()
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort);
-      void check()
-        .then(() => {
-          if (!settled) this.write(row);
-        })
-        .catch((err) => finish(() => reject(err)));
+      check(true).catch((err) => finish(() => reject(err)));
     });
   }
 }

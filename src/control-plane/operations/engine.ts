@@ -8,7 +8,6 @@
  * Failure rule (seed 000): when a phase fails, every later phase except `verdict` becomes
  * `skipped`, `error` becomes `<phase>: <message>`, and `verdict` still runs to record the outcome.
  */
-import { randomUUID } from 'node:crypto';
 import type { Phase } from '../../contracts/domain.js';
 import { DenvError, messageOf } from '../../contracts/errors.js';
 import type { Bus } from '../bus.js';
@@ -17,6 +16,7 @@ import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { KIND_DEFS } from './kinds.js';
+import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
 import { onDeploymentFinished, onDeploymentStarted } from './env-status.js';
 
@@ -27,6 +27,8 @@ export interface EngineOptions {
   readonly config: EngineConfig;
   /** Lease length; a crashed owner's deployments are resumed by others after this. */
   readonly leaseMs: number;
+  /** This control plane's id (holds the leases it takes). */
+  readonly owner: string;
   readonly sweepMs: number;
   readonly log: (line: string) => void;
 }
@@ -34,14 +36,16 @@ export interface EngineOptions {
 const nowIso = () => new Date().toISOString();
 
 export class Engine {
-  readonly owner = `cp_${randomUUID().slice(0, 8)}`;
+  readonly owner: string;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
   private sweeping = false;
   private stopped = false;
   private readonly kick = () => void this.sweep();
 
-  constructor(private readonly opts: EngineOptions) {}
+  constructor(private readonly opts: EngineOptions) {
+    this.owner = opts.owner;
+  }
 
   /** Start claiming work. `takeOverAll`: this process is the only one (embedded store), so leases
    *  left by a killed predecessor are taken at once instead of after they expire. */
@@ -62,7 +66,8 @@ export class Engine {
     await this.opts.db.query('update deployments set lease_owner = null, lease_until = null where lease_owner = $1', [this.owner]).catch(() => {});
   }
 
-  /** Claim runnable deployments: pending or running, lease free, and the oldest active one of their env. */
+  /** Claim runnable deployments: pending (and, for lifecycle kinds, their env in the intent status
+   *  that dispatches them) or running, lease free, and the oldest active one of their env. */
   async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
     this.sweeping = true;
@@ -71,13 +76,14 @@ export class Engine {
         tx.query<{ id: string }>(
           `update deployments set lease_owner = $1, lease_until = now() + ($2 || ' milliseconds')::interval
            where id in (
-             select d.id from deployments d
+             select d.id from deployments d join envs e on e.id = d.env
              where d.status in ('pending', 'running')
+               and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
-               and not exists (select 1 from deployments e where e.env = d.env and e.status in ('pending', 'running') and e.created_at < d.created_at)
+               and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.created_at < d.created_at)
              order by d.created_at
              limit 20
-             for update skip locked)
+             for update of d skip locked)
            returning id`,
           [this.owner, String(this.opts.leaseMs)],
         ),

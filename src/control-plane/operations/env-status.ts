@@ -1,21 +1,50 @@
 /**
- * How a deployment moves its env's lifecycle status (seed 002 vocabulary). Until the lifecycle
- * issue brings planning/approval, a deploy goes straight to `deploying` (first version) or
- * `upgrading` (a version is current), and ends `running` or `failed`.
+ * How a finished deployment moves its env's lifecycle status (seed 002): the outcome statuses of
+ * the dispatched intents. A kind moves the env only while the env is still in the intent status
+ * that ran it — a stop requested during a deploy wins over that deploy's outcome. Events
+ * `apply_succeeded` / `apply_failed` record the outcome of deploys and starts.
  */
+import type { DeploymentKind, EnvStatus } from '../../contracts/domain.js';
 import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
 import type { DeploymentRow } from '../store/rows.js';
 
-export async function onDeploymentStarted(db: Db, dep: DeploymentRow): Promise<void> {
-  if (dep.kind !== 'deploy') return;
-  await db.query(
-    "update envs set status = case when current_version is null then 'deploying' else 'upgrading' end, updated_at = now() where id = $1",
-    [dep.env],
-  );
+interface Outcome {
+  /** The env statuses this kind's outcome applies to. */
+  readonly from: readonly EnvStatus[];
+  /** Env status after `succeeded` / `rolled_back` (the previous version serves again). */
+  readonly ok: EnvStatus;
+  readonly failed: EnvStatus;
+  readonly events?: { readonly ok: string; readonly failed: string };
+}
+
+const OUTCOMES: Partial<Record<DeploymentKind, Outcome>> = {
+  deploy: { from: ['deploying', 'upgrading'], ok: 'running', failed: 'failed', events: { ok: 'apply_succeeded', failed: 'apply_failed' } },
+  start: { from: ['deploying'], ok: 'running', failed: 'failed', events: { ok: 'apply_succeeded', failed: 'apply_failed' } },
+  stop: { from: ['stopping'], ok: 'stopped', failed: 'failed' },
+  // A fork env is created `deploying` by the API (fork, sandbox from_version).
+  fork: { from: ['deploying'], ok: 'running', failed: 'failed' },
+  // DELETE /v1/envs/{env} and the teardown action set `tearing_down`; a failed teardown is retryable from `failed`.
+  destroy: { from: ['tearing_down'], ok: 'torn_down', failed: 'failed' },
+};
+
+export async function onDeploymentStarted(_db: Db, _dep: DeploymentRow): Promise<void> {
+  // Intent statuses are set when the work is asked for (lifecycle/actions.ts, the planner).
 }
 
 export async function onDeploymentFinished(db: Db, dep: DeploymentRow): Promise<void> {
-  if (dep.kind !== 'deploy') return;
-  const status = dep.status === 'failed' ? 'failed' : 'running';
-  await db.query('update envs set status = $2, last_error = $3, updated_at = now() where id = $1', [dep.env, status, dep.error]);
+  const outcome = OUTCOMES[dep.kind];
+  if (!outcome) return;
+  const failed = dep.status === 'failed';
+  const status = failed ? outcome.failed : outcome.ok;
+  const rows = await db.query<{ id: string; team: string }>(
+    'update envs set status = $2, last_error = $3, updated_at = now() where id = $1 and status = any($4) returning id, team',
+    [dep.env, status, dep.error, outcome.from],
+  );
+  if (rows[0] && outcome.events) {
+    await appendEvent(db, { team: dep.team, subject: `env:${dep.env}`, type: failed ? outcome.events.failed : outcome.events.ok, data: { deployment: dep.id, status: dep.status, error: dep.error } });
+  }
+  // A deploy that arrived while this one ran waits in `pending`: plan it next.
+  const queued = await db.query<{ id: string }>("select id from deployments where env = $1 and kind = 'deploy' and status = 'pending' limit 1", [dep.env]);
+  if (queued[0]) await db.query("update envs set status = 'planning', updated_at = now() where id = $1 and status in ('running', 'degraded', 'failed')", [dep.env]);
 }

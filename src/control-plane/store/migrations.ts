@@ -128,6 +128,34 @@ create table events (
 create index events_subject on events (subject, id);
 `,
   },
+  {
+    id: 2,
+    name: 'lifecycle',
+    sql: `
+-- Plans (seed 002): one row per planning of a deployment; the approved one is what dispatch applies.
+create table env_plans (
+  id text primary key,
+  env text not null references envs(id) on delete cascade,
+  deployment text references deployments(id) on delete cascade,
+  planner text not null,
+  summary text not null,
+  artifact text not null,
+  instructions text not null default '',
+  guidance text,
+  status text not null,
+  actor text,
+  created_at timestamptz(3) not null default now(),
+  approved_at timestamptz
+);
+create index env_plans_env on env_plans (env, created_at);
+alter table envs add column live_status jsonb;
+alter table envs add column planner_attempts integer not null default 0;
+alter table envs add column planner_lease_until timestamptz;
+alter table hosts add column removed_at timestamptz;
+-- which control-plane replica holds the host's socket (null: none); commands are routed there.
+alter table hosts add column connected_to text;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

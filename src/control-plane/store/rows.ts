@@ -9,6 +9,7 @@ export interface EnvRow {
   id: string; team: string; project: string; name: string; stage: string; status: string;
   current_version: string | null; parent_version: string | null; host: string | null;
   endpoints: Endpoint[]; last_error: string | null; created_at: unknown; updated_at: unknown;
+  live_status: Record<string, unknown> | null; planner_attempts: number;
 }
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,

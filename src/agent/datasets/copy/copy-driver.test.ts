@@ -12,7 +12,7 @@ afterEach(async () => {
 async function driver(): Promise<{ dir: string; d: CopyDatasetDriver }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'denv-copy-'));
   dirs.push(dir);
-  return { dir, d: new CopyDatasetDriver(dir) };
+  return { dir, d: new CopyDatasetDriver(path.join(dir, 'datasets')) };
 }
 
 describe('CopyDatasetDriver', () => {

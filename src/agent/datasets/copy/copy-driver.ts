@@ -1,28 +1,23 @@
 /**
  * The `copy` dataset driver: plain directories, works on any filesystem.
  *
- *   <dataDir>/datasets/<env>/live/<name>                 the data a service sees
- *   <dataDir>/datasets/<env>/snapshots/<snap>/<name>     a named snapshot
+ *   <root>/<env>/live/<name>                 the data a service sees
+ *   <root>/<env>/snapshots/<snap>/<name>     a named snapshot
+ *
+ * `<root>` is the agent's dataset root (`--datasets`, default `<data-dir>/datasets`).
  *
  * Copies keep symlinks as symlinks with their target text unchanged (never followed, so a link
  * pointing outside the dataset copies the link, not what it points to), keep modes and
- * timestamps, and skip sockets and FIFOs (they hold no data and cannot be copied). A snapshot
- * or a restore is built beside its destination and renamed into place, so a crash leaves the
- * old copy or the new one, not a mix.
+ * timestamps, and skip sockets, FIFOs and device nodes (they hold no data; reading a device could
+ * never end). A snapshot or a restore is built beside its destination and renamed into place,
+ * so a crash leaves the old copy or the new one, not a mix.
  */
-import { randomBytes } from 'node:crypto';
-import { cp, lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../../contracts/errors.js';
 import { assertSafeName } from '../../files.js';
 import type { DatasetDriver } from '../dataset-driver.js';
-
-async function exists(p: string): Promise<boolean> {
-  return stat(p).then(
-    () => true,
-    () => false,
-  );
-}
+import { exists, swapInto, tmpName } from '../staging.js';
 
 async function copyTree(src: string, dest: string): Promise<void> {
   await cp(src, dest, {
@@ -34,27 +29,10 @@ async function copyTree(src: string, dest: string): Promise<void> {
     force: false,
     filter: async (from) => {
       const info = await lstat(from);
-      return !info.isSocket() && !info.isFIFO();
+      // Device nodes would be read as data (a planted /dev/zero never ends): never copied.
+      return !info.isSocket() && !info.isFIFO() && !info.isCharacterDevice() && !info.isBlockDevice();
     },
   });
-}
-
-/** Put `staged` at `dest`, replacing what was there; `staged` and `dest` share a parent filesystem. */
-async function swapInto(staged: string, dest: string): Promise<void> {
-  const old = `${dest}.old-${randomBytes(4).toString('hex')}`;
-  const hadOld = await rename(dest, old).then(
-    () => true,
-    (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return false;
-      throw err;
-    },
-  );
-  await rename(staged, dest);
-  if (hadOld) await rm(old, { recursive: true, force: true });
-}
-
-function tmpName(prefix: string): string {
-  return `.${prefix}-${randomBytes(4).toString('hex')}`;
 }
 
 async function countEntries(dir: string): Promise<number> {
@@ -66,8 +44,9 @@ export class CopyDatasetDriver implements DatasetDriver {
   readonly kind = 'copy' as const;
   private readonly root: string;
 
-  constructor(dataDir: string) {
-    this.root = path.join(dataDir, 'datasets');
+  /** `root`: the dataset root directory (created on first use). */
+  constructor(root: string) {
+    this.root = root;
   }
 
   private envDir(env: string): string {

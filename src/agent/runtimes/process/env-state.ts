@@ -41,6 +41,9 @@ export interface ServiceRecord {
   state: ServiceState;
   restarts: number;
   exit: ServiceExit | null;
+  /** Paused on purpose and kept paused (verify freezes the agent service): snapshots resume every
+   *  other service but not this one, until `env.resume`. Absent in state written before it existed. */
+  held?: boolean;
 }
 
 interface EnvStateFile {

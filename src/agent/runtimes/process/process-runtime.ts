@@ -187,20 +187,49 @@ export class ProcessRuntime {
   async pause(env: string): Promise<{ total: number; paused: number }> {
     const targets: Live[] = [];
     for (const live of this.livesOf(env)) if (!live.stopping && live.rec.pid !== null && (await this.alive(live))) targets.push(live);
+    return { total: targets.length, paused: await this.stopConfirmed(targets) };
+  }
+
+  /** SIGCONT every service of `env` (harmless for those not paused), except held ones. */
+  resume(env: string): void {
+    for (const live of this.livesOf(env)) if (live.rec.pid !== null && !live.rec.held) signalGroup(live.rec.pid, 'SIGCONT');
+  }
+
+  /**
+   * Pause one service and keep it paused (verify freezes the agent's service): `resume(env)`
+   * leaves it stopped, and the flag is persisted so a restarted agent keeps it too. Idempotent.
+   * Returns whether the service was confirmed stopped (false when it is not running).
+   */
+  async hold(id: ServiceIdentity): Promise<boolean> {
+    const live = this.lives.get(serviceKey(id));
+    if (!live || live.stopping || live.rec.pid === null || !(await this.alive(live))) return false;
+    live.rec.held = true;
+    await this.persist(id.env);
+    return (await this.stopConfirmed([live])) === 1;
+  }
+
+  /** Let the held services of `env` (only `service`'s when given) run again; returns how many were held. */
+  async unhold(env: string, service: string | null): Promise<number> {
+    const held = this.livesOf(env).filter((l) => l.rec.held && (service === null || l.rec.service === service));
+    for (const live of held) {
+      live.rec.held = false;
+      if (live.rec.pid !== null) signalGroup(live.rec.pid, 'SIGCONT');
+    }
+    if (held.length > 0) await this.persist(env);
+    return held.length;
+  }
+
+  /** SIGSTOP each target's process group; how many were confirmed stopped (state T) within 1 s. */
+  private async stopConfirmed(targets: readonly Live[]): Promise<number> {
     const signalled = targets.filter((l) => signalGroup(l.rec.pid!, 'SIGSTOP'));
     const deadline = Date.now() + PAUSE_CONFIRM_MS;
     let pending = signalled;
     while (pending.length > 0 && Date.now() < deadline) {
       const states = await Promise.all(pending.map((l) => readProcStat(l.rec.pid!)));
       pending = pending.filter((_, i) => states[i]?.state !== 'T' && states[i]?.state !== 't');
-      if (pending.length > 0) await new Promise((r) => setTimeout(r, 5));
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 1));
     }
-    return { total: targets.length, paused: signalled.length - pending.length };
-  }
-
-  /** SIGCONT every service of `env` (harmless for those not paused). */
-  resume(env: string): void {
-    for (const live of this.livesOf(env)) if (live.rec.pid !== null) signalGroup(live.rec.pid, 'SIGCONT');
+    return signalled.length - pending.length;
   }
 
   /** The working dir and environment a command runs with "in the context of" this service. */
@@ -213,6 +242,19 @@ export class ProcessRuntime {
     for (const live of this.livesOf(env)) await this.stop(live.rec);
     await (this.persistChains.get(env) ?? Promise.resolve());
     await removeEnvState(this.opts.dataDir, env);
+  }
+
+  /** Stop supervising `env` without touching its processes and forget its state (`separate`):
+   *  they keep running, unmanaged. Returns the pids left running. */
+  async release(env: string): Promise<number[]> {
+    const lives = this.livesOf(env);
+    for (const live of lives) {
+      if (live.restartTimer) clearTimeout(live.restartTimer);
+      this.lives.delete(serviceKey(live.rec));
+    }
+    await (this.persistChains.get(env) ?? Promise.resolve());
+    await removeEnvState(this.opts.dataDir, env);
+    return lives.map((l) => l.rec.pid).filter((p): p is number => p !== null);
   }
 
   private livesOf(env: string): Live[] {

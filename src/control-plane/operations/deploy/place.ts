@@ -20,12 +20,7 @@ export const place: PhaseDef = {
       host = rows[0].id;
       reason = 'target host requested';
     } else {
-      const connected = new Set(ctx.agents.connectedHosts());
-      const rows = await ctx.db.query<{ id: string }>(
-        "select id from hosts where team = $1 and status = 'connected' order by case kind when 'sidecar' then 0 else 1 end, created_at",
-        [ctx.deployment.team],
-      );
-      host = rows.find((r) => connected.has(r.id))?.id ?? null;
+      host = (await ctx.agents.connectedHosts(ctx.deployment.team))[0] ?? null;
       reason = host ? 'first connected host in team' : 'no connected host; provisioning';
     }
     state.host = host;

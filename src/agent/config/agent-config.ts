@@ -1,0 +1,116 @@
+/**
+ * The agent's configuration file (`denv agent --config agent.yaml`, DESIGN "Agent
+ * configuration"). It lives on the host and is the only source of trust for signed deploys: the
+ * public keys and allowlists here are never taken from the control plane.
+ *
+ *   name: host-a                      # the host envelopes bind to (default: the machine's hostname)
+ *   trusted_keys: [/etc/denv/ci.pub]  # PEM public keys, ECDSA P-256
+ *   allow: {repositories: [...], services: [...]}   # prefixes; absent = nothing allowed for signed deploys
+ *   listen: 127.0.0.1:7070            # standalone POST /deploy and /preflight; absent = no listener
+ *   datasets: /var/lib/denv/datasets  # dataset root dir
+ *   require_signature: true           # image services need a valid envelope (default true)
+ *   network: bridge                   # or host (the container shares the host's network and gets PORT)
+ *   env_dir: /dev/shm/denv            # tmpfs dir for env files (default: a private dir under /dev/shm)
+ *
+ * Closed schema: an unknown key is refused with its path, so a typo never silently loosens trust.
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { DenvError } from '../../contracts/errors.js';
+import { parseOrThrow } from '../../contracts/validation.js';
+import { loadTrustedKey, type TrustedKey } from '../../lib/envelope-crypto.js';
+
+export const NETWORK_MODES = ['bridge', 'host'] as const;
+export type NetworkMode = (typeof NETWORK_MODES)[number];
+
+const listenAddress = z.string().regex(/^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]|localhost):\d{1,5}$/, 'expected host:port such as 127.0.0.1:7070');
+
+export const agentConfigSchema = z.strictObject({
+  name: z.string().min(1).max(253).optional(),
+  trusted_keys: z.array(z.string().min(1)).default([]),
+  allow: z
+    .strictObject({
+      repositories: z.array(z.string()).default([]),
+      services: z.array(z.string()).default([]),
+    })
+    .default({ repositories: [], services: [] }),
+  listen: listenAddress.optional(),
+  datasets: z.string().min(1).optional(),
+  require_signature: z.boolean().default(true),
+  network: z.enum(NETWORK_MODES).default('bridge'),
+  env_dir: z.string().min(1).optional(),
+});
+export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
+
+/** The resolved configuration: paths absolute, keys loaded. */
+export interface AgentConfig {
+  readonly name: string;
+  readonly trustedKeys: readonly TrustedKey[];
+  readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[] };
+  readonly listen: { readonly host: string; readonly port: number } | null;
+  readonly datasets: string | null;
+  readonly requireSignature: boolean;
+  readonly network: NetworkMode;
+  readonly envDir: string | null;
+}
+
+/** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
+export function defaultAgentConfig(name = os.hostname()): AgentConfig {
+  return { name, trustedKeys: [], allow: { repositories: [], services: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null };
+}
+
+/** `127.0.0.1:7070` → {host, port}; `[::1]:7070` → {host: '::1', port}. */
+export function parseListen(value: string): { host: string; port: number } {
+  const colon = value.lastIndexOf(':');
+  const host = value.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(value.slice(colon + 1));
+  if (!(port >= 0 && port <= 65535)) throw new DenvError('BAD_REQUEST', `listen: port out of range in "${value}"`);
+  return { host, port };
+}
+
+/** Validate the parsed YAML and load its keys; relative paths are relative to the file's directory. */
+export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise<AgentConfig> {
+  const file = parseOrThrow(agentConfigSchema, doc ?? {}, 'BAD_REQUEST', 'agent config');
+  const abs = (p: string) => path.resolve(baseDir, p);
+  const trustedKeys: TrustedKey[] = [];
+  for (const keyPath of file.trusted_keys) {
+    let pem: string;
+    try {
+      pem = await readFile(abs(keyPath), 'utf8');
+    } catch (err) {
+      throw new DenvError('BAD_REQUEST', `agent config: trusted_keys: cannot read ${abs(keyPath)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    trustedKeys.push(loadTrustedKey(pem, abs(keyPath)));
+  }
+  return {
+    name: file.name ?? os.hostname(),
+    trustedKeys,
+    allow: file.allow,
+    listen: file.listen ? parseListen(file.listen) : null,
+    datasets: file.datasets ? abs(file.datasets) : null,
+    requireSignature: file.require_signature,
+    network: file.network,
+    envDir: file.env_dir ? abs(file.env_dir) : null,
+  };
+}
+
+/** Read and resolve `agent.yaml`. Throws BAD_REQUEST naming the file and the problem. */
+export async function loadAgentConfig(file: string): Promise<AgentConfig> {
+  const full = path.resolve(file);
+  let text: string;
+  try {
+    text = await readFile(full, 'utf8');
+  } catch (err) {
+    throw new DenvError('BAD_REQUEST', `cannot read agent config ${full}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new DenvError('BAD_REQUEST', `agent config ${full}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return resolveAgentConfig(doc, path.dirname(full));
+}

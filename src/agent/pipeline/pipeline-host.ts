@@ -1,0 +1,62 @@
+/**
+ * Everything the deploy pipeline needs from its host, built once per agent: the host's own
+ * configuration (identity, trusted keys, allowlists — never anything from the control plane),
+ * the docker runtime (null when the engine does not answer), the one port registry, and the
+ * durable stores (replay record, last-good records, env files on tmpfs, per-service locks).
+ */
+import path from 'node:path';
+import type { AgentConfig } from '../config/agent-config.js';
+import { NonceStore } from '../envelope/nonce-store.js';
+import { FileLocks } from '../locks/file-lock.js';
+import type { PortRegistry } from '../ports.js';
+import { DockerRuntime } from '../runtimes/docker/docker-runtime.js';
+import { EnvFiles, defaultEnvDir } from '../runtimes/docker/env-files.js';
+import { EnvHasher } from '../runtimes/docker/env-hash.js';
+import { SlotStore } from '../runtimes/docker/slot-store.js';
+
+/**
+ * Edge providers (DESIGN §8). Until the edge lands every host has `none`, and the proxy and dns
+ * stages exist and report `skipped` with that provider.
+ */
+export interface EdgeProviders {
+  readonly proxy: 'none';
+  readonly dns: 'none';
+}
+
+export interface PipelineHost {
+  readonly config: AgentConfig;
+  readonly docker: DockerRuntime | null;
+  readonly ports: PortRegistry;
+  readonly nonces: NonceStore;
+  readonly slots: SlotStore;
+  readonly envFiles: EnvFiles;
+  readonly envHasher: EnvHasher;
+  readonly locks: FileLocks;
+  readonly edge: EdgeProviders;
+  readonly log: (line: string) => void;
+}
+
+export interface PipelineHostOptions {
+  readonly dataDir: string;
+  readonly config: AgentConfig;
+  readonly ports: PortRegistry;
+  readonly log: (line: string) => void;
+  /** Default: detect (the engine answers and a Compose is installed). */
+  readonly docker?: DockerRuntime | null;
+}
+
+export async function openPipelineHost(o: PipelineHostOptions): Promise<PipelineHost> {
+  const docker = o.docker !== undefined ? o.docker : await DockerRuntime.detect();
+  return {
+    config: o.config,
+    docker,
+    ports: o.ports,
+    nonces: new NonceStore(o.dataDir),
+    slots: new SlotStore(o.dataDir),
+    envFiles: new EnvFiles(o.config.envDir ?? defaultEnvDir(o.dataDir)),
+    envHasher: await EnvHasher.open(o.dataDir),
+    locks: new FileLocks(path.join(o.dataDir, 'locks')),
+    edge: { proxy: 'none', dns: 'none' },
+    log: o.log,
+  };
+}

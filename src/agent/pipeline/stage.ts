@@ -1,0 +1,87 @@
+/**
+ * What a pipeline stage is (seed 004; STYLE 2–3). A stage is one file exporting a `Stage`; the
+ * ordered lists live in `stages/index.ts`. The runner owns everything cross-cutting — the lock,
+ * timing, the report, turning a throw into a failure, what a failure means (`onFailure`), the
+ * rollback, the terminal state — so a stage only does its work and returns an outcome.
+ */
+import type { StageName } from '../../contracts/envelope.js';
+import type { DecodedEnvelope } from '../../contracts/envelope.js';
+import type { HealthSpec, ServiceSpec } from '../../contracts/spec.js';
+import type { DeployedService, EdgeState, SlotRecord } from '../runtimes/docker/slot-store.js';
+import type { Slot } from '../runtimes/docker/slot.js';
+import type { PipelineHost } from './pipeline-host.js';
+
+export interface PipelineRequest {
+  readonly mode: 'deploy' | 'preflight';
+  readonly slot: Slot;
+  /** The envelope as received (unvalidated), or null when none was sent. */
+  readonly envelope: unknown;
+  /** Deploys from the control plane: the service as its Compose file says. Null for standalone deploys (the envelope is the whole request). */
+  readonly spec: ServiceSpec | null;
+  /** Dataset name → host path, for the spec's volume mounts. */
+  readonly datasets: Readonly<Record<string, string>>;
+  /** The env version a control-plane deploy belongs to. */
+  readonly version: string | null;
+}
+
+/** What admit settled: the image and everything the container will get. Holds secrets (`env`): never logged. */
+export interface Target {
+  readonly repository: string;
+  /** null only for an unsigned deploy of a tag (hosts with require_signature off); pull resolves it. */
+  digest: string | null;
+  /** What `docker pull` is given: `repo@sha256:…`, or `repo:tag` when unsigned. */
+  readonly ref: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly health: HealthSpec;
+  readonly hostnames: readonly string[];
+  readonly signed: boolean;
+}
+
+/** Filled in by the stages as they run; the runner and the rollback read it. */
+export interface RunState {
+  /** The slot's last-good record when the pipeline started (read under the lock). */
+  record: SlotRecord | null;
+  decoded: DecodedEnvelope | null;
+  target: Target | null;
+  envHash: string | null;
+  configHash: string | null;
+  envFile: string | null;
+  port: number | null;
+  /** Set by recreate just before Compose runs: from here on a failure must roll back. */
+  changed: boolean;
+  deployed: DeployedService | null;
+  edge: EdgeState;
+  endpoint: string | null;
+  /** Set when health fails: the container's last lines, for the caller's failure report. */
+  logTail: string[] | null;
+}
+
+export interface StageContext {
+  readonly host: PipelineHost;
+  readonly req: PipelineRequest;
+  readonly state: RunState;
+}
+
+export type StageOutcome =
+  /** `stop` ends the pipeline here with that terminal state (idempotency → no_op). */
+  | { readonly status: 'ok'; readonly detail?: string; readonly evidence?: Record<string, unknown>; readonly stop?: 'no_op' }
+  | { readonly status: 'skipped'; readonly detail: string; readonly evidence?: Record<string, unknown> }
+  | { readonly status: 'failed'; readonly detail: string; readonly evidence?: Record<string, unknown> };
+
+/**
+ * What a failure of the stage means:
+ *   `fail`     hard gate: nothing has changed; the pipeline ends in `failure`
+ *   `rollback` something changed: restore the previous image and env; ends in `failure_rolled_back`
+ *   `degrade`  best effort (edge): carry on; the pipeline ends in `success_degraded`
+ */
+export type FailureMode = 'fail' | 'rollback' | 'degrade';
+
+export interface Stage {
+  readonly name: StageName;
+  readonly onFailure: FailureMode;
+  run(ctx: StageContext): Promise<StageOutcome>;
+}
+
+export const ok = (detail?: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'ok', ...(detail ? { detail } : {}), ...(evidence ? { evidence } : {}) });
+export const failed = (detail: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'failed', detail, ...(evidence ? { evidence } : {}) });
+export const skipped = (detail: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'skipped', detail, ...(evidence ? { evidence } : {}) });

@@ -1,0 +1,87 @@
+/**
+ * Live status (seed 002 "live_status"): per env, per workload, whether it is ready now. Every
+ * `intervalMs` the reporter probes each service of each env's newest version once (its health
+ * check, no retries) and pushes `live_status` for an env when its readiness picture changed, and
+ * for every env after each (re)connection. The control plane's monitor sweep turns it into
+ * running ⇄ degraded.
+ */
+import type { LiveStatus, LiveWorkload } from '../../contracts/protocol.js';
+import type { AgentContext } from '../context.js';
+import { probeOnce } from '../health/wait-healthy.js';
+
+/** The records of the env's newest version (older versions are being retired). */
+function current(ctx: AgentContext, env: string) {
+  const recs = ctx.runtime.list(env); // oldest start first
+  const newest = recs[recs.length - 1]?.version;
+  return recs.filter((r) => r.version === newest);
+}
+
+export async function collectLiveStatus(ctx: AgentContext, env: string): Promise<LiveStatus> {
+  const workloads: LiveWorkload[] = [];
+  for (const rec of current(ctx, env)) {
+    const { cwd, env: vars } = ctx.runtime.contextOf(rec);
+    const probe = rec.state === 'running'
+      ? await probeOnce(rec.spec.health, { service: rec.service, port: rec.port, cwd, env: vars, exitOf: () => ctx.runtime.exitOf(rec) })
+      : { ok: false, detail: rec.state };
+    workloads.push({
+      service: rec.service,
+      version: rec.version,
+      desired: 1,
+      ready: probe.ok ? 1 : 0,
+      detail: probe.detail,
+      runtime: 'process',
+      command: rec.spec.command ? [...rec.spec.command] : null,
+      image: rec.spec.image,
+      pid: rec.pid,
+      port: rec.port,
+      restarts: rec.restarts,
+      last_exit: rec.exit ? (rec.exit.signal ? `killed by ${rec.exit.signal}` : `exit code ${rec.exit.code}`) : null,
+    });
+  }
+  return { env, at: new Date().toISOString(), workloads };
+}
+
+/** What changes trigger a push: readiness and identity, not timestamps or probe wording. */
+const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.ready, w.pid, w.restarts]));
+
+export class LiveStatusReporter {
+  private readonly last = new Map<string, string>();
+  private timer: NodeJS.Timeout | null = null;
+  private busy = false;
+
+  constructor(private readonly ctx: AgentContext, private readonly send: (status: LiveStatus) => boolean, private intervalMs: number) {}
+
+  /** (Re)start probing every `intervalMs` (the control plane says how often in `welcome`). */
+  start(intervalMs = this.intervalMs): void {
+    this.intervalMs = intervalMs;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = setInterval(() => void this.tick(false), intervalMs);
+    this.timer.unref();
+  }
+
+  /** After a (re)connection: push every env's status once. */
+  resync(): void {
+    void this.tick(true);
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async tick(all: boolean): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (const env of this.ctx.runtime.envs()) {
+        const status = await collectLiveStatus(this.ctx, env);
+        const fp = fingerprint(status);
+        if (!all && this.last.get(env) === fp) continue;
+        if (this.send(status)) this.last.set(env, fp);
+      }
+    } catch (err) {
+      this.ctx.log(`live status: ${(err as Error).message}`);
+    } finally {
+      this.busy = false;
+    }
+  }
+}

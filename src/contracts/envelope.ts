@@ -1,0 +1,191 @@
+/**
+ * The signed deploy envelope and the pipeline's answer (DESIGN §7 and "Contract details"; the
+ * format is fixed: CI tools rely on it; docs/envelope.md describes it for them).
+ *
+ *   envelope  {"payload": "<base64 of the payload bytes>", "signature": "<base64 DER ECDSA P-256 over those bytes>"}
+ *   payload   JSON, closed schema: service, repository, digest, host, expires_at, nonce, and optionally env, health, edge
+ *
+ * The signature covers the payload *bytes*, never a re-serialisation, so the decoder keeps the
+ * bytes it verified next to what it parsed. Everything here is pure (no I/O, no crypto).
+ */
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { describeZodError } from './validation.js';
+
+/** Seed 004's terminal states. */
+export const TERMINAL_STATES = ['success', 'no_op', 'success_degraded', 'failure_rolled_back', 'failure', 'preflight_ok'] as const;
+export type TerminalState = (typeof TERMINAL_STATES)[number];
+
+/** States a CI job treats as a pass (`success_degraded` only when not strict). */
+export const PASSING_STATES: readonly TerminalState[] = ['success', 'no_op', 'success_degraded', 'preflight_ok'];
+
+/** The deploy pipeline's stages, in order (seed 004). */
+export const DEPLOY_STAGE_NAMES = ['admit', 'verify', 'idempotency', 'pull', 'env', 'recreate', 'health', 'proxy', 'dns', 'persist'] as const;
+/** The preflight's stages, in order (seed 004). */
+export const PREFLIGHT_STAGE_NAMES = ['runtime', 'admit', 'ports', 'proxy', 'dns'] as const;
+export type StageName = (typeof DEPLOY_STAGE_NAMES)[number] | (typeof PREFLIGHT_STAGE_NAMES)[number];
+
+export const STAGE_STATUSES = ['ok', 'failed', 'skipped'] as const;
+export type StageStatus = (typeof STAGE_STATUSES)[number];
+
+export interface StageReport {
+  readonly name: StageName;
+  readonly status: StageStatus;
+  /** Why it failed or was skipped, or what it decided (`same digest and env, already healthy`). */
+  readonly detail?: string;
+  readonly took_ms: number;
+  /** Never holds a secret: env values appear only as a count and a keyed hash. */
+  readonly evidence?: Record<string, unknown>;
+}
+
+/** What `POST /deploy` and `POST /preflight` answer, and what env.create reports per image service. */
+export interface PipelineAnswer {
+  readonly state: TerminalState;
+  readonly stages: readonly StageReport[];
+  /** `http://127.0.0.1:<port>` of the service once healthy (also after a rollback restored it). */
+  readonly endpoint?: string;
+}
+
+/** At most this far ahead (DESIGN: 1 h), plus a small allowance for clocks that disagree. */
+export const MAX_ENVELOPE_LIFETIME_MS = 3600_000;
+export const CLOCK_SKEW_MS = 30_000;
+/** An envelope larger than this is refused before it is decoded. */
+export const MAX_ENVELOPE_BYTES = 64 * 1024;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The envelope as sent: closed, both fields canonical base64 (no whitespace, correct padding). */
+export const envelopeSchema = z.strictObject({
+  payload: z.string().min(1).regex(BASE64, 'expected canonical base64'),
+  signature: z.string().min(1).regex(BASE64, 'expected canonical base64'),
+});
+export type Envelope = z.infer<typeof envelopeSchema>;
+
+/** Compose service names (spec.ts uses the same rule). */
+const serviceName = z.string().max(63).regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'service names use letters, digits, _ . -');
+/**
+ * `registry[:port]/path` without tag or digest. Compared byte for byte with the spec's image and
+ * the allowlist: denv does not normalise (`nginx` is not `docker.io/library/nginx`).
+ */
+const repository = z
+  .string()
+  .max(255)
+  .regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*$/, 'expected a repository such as registry.example.com/team/app, without tag or digest');
+export const digestSchema = z.string().regex(/^sha256:[a-f0-9]{64}$/, 'expected sha256: and 64 lowercase hex digits');
+/** Keys a process can receive and that an env file can carry. */
+export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name');
+/** Values of any bytes but NUL and line breaks (an env file holds one variable per line). */
+const envValue = z.string().max(32 * 1024).refine((v) => !/[\0\r\n]/.test(v), 'env values cannot contain NUL or line breaks');
+const hostname = z.string().max(253).regex(/^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/, 'expected a DNS name');
+
+export const envelopePayloadSchema = z.strictObject({
+  service: serviceName,
+  repository,
+  digest: digestSchema,
+  /** The agent's configured `name`. */
+  host: z.string().min(1).max(253),
+  expires_at: z.iso.datetime({ offset: true }),
+  /** Unique per envelope; an agent refuses a nonce it has accepted before. Printable ASCII, no spaces. */
+  nonce: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'expected 1-200 printable characters without spaces'),
+  env: z.record(envKeySchema, envValue).optional(),
+  health: z
+    .strictObject({
+      path: z.string().startsWith('/').max(2048),
+      timeout: z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, 'expected a duration such as 10s').optional(),
+    })
+    .optional(),
+  edge: z.strictObject({ hostnames: z.array(hostname).min(1).max(50) }).optional(),
+});
+export type EnvelopePayload = z.infer<typeof envelopePayloadSchema>;
+
+export interface DecodedEnvelope {
+  /** Exactly the bytes the signature must cover. */
+  readonly payloadBytes: Buffer;
+  readonly signature: Buffer;
+  readonly payload: EnvelopePayload;
+}
+
+export type DecodeResult = { readonly ok: true; readonly value: DecodedEnvelope } | { readonly ok: false; readonly message: string };
+
+/**
+ * Decode an envelope as received (any JSON value): closed envelope schema, base64 payload and
+ * signature, UTF-8 JSON payload, closed payload schema. Problems are named by path
+ * (`payload.digest: expected sha256: …`). Pure: it checks no signature and no clock.
+ */
+export function decodeEnvelope(raw: unknown): DecodeResult {
+  const outer = envelopeSchema.safeParse(raw);
+  if (!outer.success) return { ok: false, message: `envelope: ${describeZodError(outer.error)}` };
+  const payloadBytes = Buffer.from(outer.data.payload, 'base64');
+  const signature = Buffer.from(outer.data.signature, 'base64');
+  if (payloadBytes.length > MAX_ENVELOPE_BYTES) return { ok: false, message: `payload: larger than ${MAX_ENVELOPE_BYTES} bytes` };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes);
+  } catch {
+    return { ok: false, message: 'payload: not valid UTF-8' };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'payload: not valid JSON' };
+  }
+  const inner = envelopePayloadSchema.safeParse(json);
+  if (!inner.success) return { ok: false, message: describeZodError(inner.error, 'payload') };
+  return { ok: true, value: { payloadBytes, signature, payload: inner.data } };
+}
+
+/**
+ * The service an envelope names, without validating anything else; null when it cannot be read.
+ * Used only to pick the per-service lock and to route an envelope to its service; admit decides.
+ */
+export function peekEnvelopeService(raw: unknown): string | null {
+  if (!raw || typeof raw !== 'object' || typeof (raw as { payload?: unknown }).payload !== 'string') return null;
+  try {
+    const json = JSON.parse(Buffer.from((raw as { payload: string }).payload, 'base64').toString('utf8')) as { service?: unknown };
+    return typeof json.service === 'string' && serviceName.safeParse(json.service).success ? json.service : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Expiry rule: refused once `expires_at` has passed, and when it lies more than 1 h (plus skew) ahead. */
+export function checkExpiry(expiresAt: string, nowMs: number): string | null {
+  const at = Date.parse(expiresAt);
+  if (!Number.isFinite(at)) return `expires_at: not a time`;
+  if (at <= nowMs) return `expired at ${expiresAt}`;
+  if (at > nowMs + MAX_ENVELOPE_LIFETIME_MS + CLOCK_SKEW_MS) return `expires_at ${expiresAt} is more than 1 h ahead`;
+  return null;
+}
+
+/** `repo[:tag][@sha256:…]` → its repository, tag and digest (pure; no normalisation). */
+export function parseImageRef(image: string): { repository: string; tag: string | null; digest: string | null } {
+  let rest = image;
+  let digest: string | null = null;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+  }
+  let tag: string | null = null;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  return { repository: rest, tag, digest };
+}
+
+/**
+ * Allowlist match (DESIGN: entries are prefixes). For repositories a prefix matches at a path
+ * boundary: `registry:5000/team` allows `registry:5000/team` and `registry:5000/team/app`, not
+ * `registry:5000/teamster`; an entry ending in `/` allows everything below it. For services an
+ * entry is a plain string prefix (`web` allows `web` and `web-canary`).
+ */
+export function allowedRepository(repo: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => p !== '' && (repo === p || repo.startsWith(p.endsWith('/') ? p : `${p}/`)));
+}
+
+export function allowedService(service: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => p !== '' && service.startsWith(p));
+}

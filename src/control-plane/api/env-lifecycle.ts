@@ -1,0 +1,45 @@
+import { emptyBody, listQuery, replanBody } from '../../contracts/api.js';
+import { performAction } from '../lifecycle/actions.js';
+import { toPlan, type PlanRow } from '../lifecycle/plans.js';
+import type { UserAction } from '../lifecycle/state-machine.js';
+import { toDeployment, toEnv } from '../store/rows.js';
+import { findEnv } from './lookup.js';
+import { route, type ApiContext, type Call } from './route.js';
+
+/** Run a lifecycle action; 202 `{deployment, env}` (deployment null when the action needs no work on a host). */
+async function act({ db, bus }: ApiContext, call: Call<{ guidance?: string } | undefined, unknown>, action: UserAction) {
+  const out = await db.tx((tx) => performAction(tx, call.auth.team, call.params.env!, action, { guidance: call.body?.guidance }));
+  bus.emit('kick');
+  if (out.deployment) bus.emit('deployment', out.deployment.id);
+  return { deployment: out.deployment ? toDeployment(out.deployment) : null, env: toEnv(out.env) };
+}
+
+const simple = (action: Exclude<UserAction, 'replan' | 'delete_record'>, summary: string) =>
+  route({ method: 'POST', url: `/v1/envs/:env/${action}`, summary, body: emptyBody.optional(), status: 202, handler: (ctx, call) => act(ctx, call as never, action) });
+
+export const envLifecycleRoutes = [
+  simple('approve', 'Approve the plan awaiting approval (awaiting_approval → deploying / upgrading)'),
+  route({
+    method: 'POST', url: '/v1/envs/:env/replan', summary: 'Plan again, with optional guidance appended to the instructions (→ planning)', body: replanBody.optional(), status: 202,
+    handler: (ctx, call) => act(ctx, call, 'replan'),
+  }),
+  simple('stop', 'Scale the env to zero, keeping its record, plan and data (→ stopping → stopped)'),
+  simple('start', 'Re-apply the stored plan of a stopped env (stopped → deploying → running)'),
+  simple('teardown', 'Delete what the plan created on the host (→ tearing_down → torn_down)'),
+  simple('separate', 'Stop managing the env; the workload keeps running (→ separated)'),
+  route({
+    method: 'DELETE', url: '/v1/envs/:env/record', summary: 'Delete the env record (only from torn_down, separated, failed)',
+    async handler(ctx, call) {
+      await ctx.db.tx((tx) => performAction(tx, call.auth.team, call.params.env!, 'delete_record'));
+      return { deleted: call.params.env };
+    },
+  }),
+  route({
+    method: 'GET', url: '/v1/envs/:env/plans', summary: "The env's plans, newest first: summary, rendered artifact, guidance, approval", query: listQuery,
+    async handler({ db }, { auth, params, query }) {
+      const env = await findEnv(db, auth.team, params.env!);
+      const rows = await db.query<PlanRow>('select * from env_plans where env = $1 order by created_at desc, id desc limit $2', [env.id, query.limit]);
+      return { items: rows.map(toPlan), next: null };
+    },
+  }),
+];

@@ -1,0 +1,113 @@
+/**
+ * The planner sweep: picks up envs in `planning` (claimed with a lease, `FOR UPDATE SKIP LOCKED`),
+ * plans the env's pending deploy, and records the plan. With approval `auto` (the project's, or
+ * `x-denv.approval` in the spec) the plan is approved by policy at once; with `required` the env
+ * waits in `awaiting_approval` and its deployment stays `pending`. A planner that keeps failing
+ * sets `failed` with "use Re-plan to retry".
+ */
+import { messageOf } from '../../contracts/errors.js';
+import { newId } from '../../contracts/ids.js';
+import type { Spec } from '../../contracts/spec.js';
+import type { Bus } from '../bus.js';
+import { createDeployment } from '../operations/create-deployment.js';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import type { DeploymentRow, EnvRow } from '../store/rows.js';
+import type { Planner } from './planner.js';
+import { guidanceHistory, latestPlan } from './plans.js';
+import { finishUnrun } from './supersede.js';
+
+export interface PlannerSweepDeps {
+  readonly db: Db;
+  readonly bus: Bus;
+  readonly planner: Planner;
+  readonly maxAttempts: number;
+  readonly log: (line: string) => void;
+}
+
+export async function sweepPlanning(deps: PlannerSweepDeps): Promise<number> {
+  const claimed = await deps.db.tx((tx) =>
+    tx.query<EnvRow>(
+      `update envs set planner_lease_until = now() + interval '30 seconds'
+       where id in (select id from envs where status = 'planning' and (planner_lease_until is null or planner_lease_until < now())
+                    order by updated_at limit 10 for update skip locked)
+       returning *`,
+    ),
+  );
+  for (const env of claimed) {
+    try {
+      await planEnv(deps, env);
+    } catch (err) {
+      deps.log(`planner: env ${env.id}: ${messageOf(err)}`);
+    }
+  }
+  return claimed.length;
+}
+
+/** The deploy this plan is for: the env's oldest pending deploy, or (a replan of a live env) a new
+ *  deploy of the env's latest version spec. */
+async function pendingDeploy(db: Db, env: EnvRow): Promise<DeploymentRow | null> {
+  const pending = await db.query<DeploymentRow>("select * from deployments where env = $1 and kind = 'deploy' and status = 'pending' order by created_at limit 1", [env.id]);
+  if (pending[0]) return pending[0];
+  const latest = await db.query<{ spec: Spec }>('select spec from versions where env = $1 order by number desc limit 1', [env.id]);
+  if (!latest[0]) return null;
+  return createDeployment(db, { team: env.team, env: env.id, kind: 'deploy', params: { spec: latest[0].spec, warm: null, target: null } });
+}
+
+async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
+  const { db } = deps;
+  const dep = await pendingDeploy(db, env);
+  const project = (await db.query<{ approval: string }>('select approval from projects where id = $1', [env.project]))[0]!;
+  const host = env.host ? (await db.query<{ name: string }>('select name from hosts where id = $1', [env.host]))[0]?.name ?? null : null;
+  const current = env.current_version ? (await db.query<{ number: number }>('select number from versions where id = $1', [env.current_version]))[0]?.number ?? null : null;
+  const guidance = await guidanceHistory(db, env.id);
+  let plan;
+  try {
+    if (!dep) throw new Error('nothing to plan: the env has no version and no pending deploy');
+    const spec = (dep.params as { spec: Spec }).spec;
+    plan = await deps.planner.plan({ spec, envName: env.name, hostName: host, replacesVersion: current, instructions: guidance.join('\n') });
+  } catch (err) {
+    await recordFailure(deps, env, dep, messageOf(err));
+    return;
+  }
+  const spec = (dep!.params as { spec: Spec }).spec;
+  const approval = spec.approval ?? project.approval;
+  await db.tx(async (tx) => {
+    await tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]);
+    const requested = await latestPlan(tx, env.id, ['requested']);
+    const instructions = guidance.join('\n');
+    let planId: string;
+    if (requested) {
+      planId = requested.id;
+      await tx.query("update env_plans set deployment = $2, planner = $3, summary = $4, artifact = $5, instructions = $6, status = 'ready' where id = $1", [planId, dep!.id, plan.planner, plan.summary, plan.artifact, instructions]);
+    } else {
+      planId = newId('plan');
+      await tx.query("insert into env_plans (id, env, deployment, planner, summary, artifact, instructions, status) values ($1, $2, $3, $4, $5, $6, $7, 'ready')", [planId, env.id, dep!.id, plan.planner, plan.summary, plan.artifact, instructions]);
+    }
+    await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_ready', data: { plan: planId, deployment: dep!.id, summary: plan.summary } });
+    if (approval === 'auto') {
+      await tx.query("update env_plans set status = 'approved', actor = 'policy', approved_at = now() where id = $1", [planId]);
+      await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_approved', data: { plan: planId, actor: 'policy' } });
+      await tx.query("update envs set status = case when current_version is null then 'deploying' else 'upgrading' end, planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]);
+    } else {
+      await tx.query("update envs set status = 'awaiting_approval', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]);
+    }
+  });
+  deps.bus.emit('kick');
+}
+
+async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: DeploymentRow | null, message: string): Promise<void> {
+  const { db } = deps;
+  const attempts = env.planner_attempts + 1;
+  if (attempts < deps.maxAttempts) {
+    await db.query('update envs set planner_attempts = $2, planner_lease_until = null where id = $1', [env.id, attempts]);
+    return;
+  }
+  const error = `planning failed: ${message}; use Re-plan to retry`;
+  await db.tx(async (tx) => {
+    await tx.query("update envs set status = 'failed', last_error = $2, planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id, error]);
+    await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_failed', data: { error: message } });
+    if (dep) await finishUnrun(tx, dep, error, { plan_failed: message });
+  });
+  if (dep) deps.bus.emit('deployment', dep.id);
+}

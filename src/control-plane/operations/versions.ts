@@ -1,0 +1,46 @@
+/**
+ * Version rows as the data operations (snapshot, fork, rollback, verify) use them. A version is
+ * immutable once written, except `healthy` and `snapshot`, which its own deployment sets.
+ */
+import { newId } from '../../contracts/ids.js';
+import type { EnvCreateResult } from '../../contracts/protocol.js';
+import type { Spec } from '../../contracts/spec.js';
+import type { Db } from '../store/db.js';
+import type { DeploymentRow } from '../store/rows.js';
+import type { PhaseContext } from './phase.js';
+
+export interface VersionRecord {
+  readonly id: string;
+  readonly env: string;
+  readonly number: number;
+  readonly spec: Spec;
+  readonly healthy: boolean;
+  readonly snapshot: string | null;
+}
+
+export async function loadVersion(db: Db, id: string): Promise<VersionRecord | undefined> {
+  const rows = await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where id = $1', [id]);
+  return rows[0];
+}
+
+/**
+ * The version row `dep` creates for its env with `spec`: made on the first run, found again on a
+ * re-run (versions.deployment), numbered after the env's last version.
+ */
+export async function versionOfDeployment(db: Db, dep: Pick<DeploymentRow, 'id' | 'env'>, spec: Spec): Promise<{ id: string; number: number }> {
+  return db.tx(async (tx) => {
+    const existing = await tx.query<{ id: string; number: number }>('select id, number from versions where deployment = $1', [dep.id]);
+    if (existing[0]) return existing[0];
+    await tx.query('select id from envs where id = $1 for update', [dep.env]);
+    const [{ next }] = (await tx.query<{ next: number }>('select coalesce(max(number), 0) + 1 as next from versions where env = $1', [dep.env])) as [{ next: number }];
+    const id = newId('version');
+    await tx.query('insert into versions (id, env, number, spec, deployment) values ($1, $2, $3, $4, $5)', [id, dep.env, next, JSON.stringify(spec), dep.id]);
+    return { id, number: next };
+  });
+}
+
+/** The env's endpoints as the API shows them, from an agent's start result. */
+export const publicEndpoints = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endpoints.map((e) => ({ service: e.service, url: e.url }));
+
+/** Milliseconds since the deployment was created (API request → now). */
+export const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
