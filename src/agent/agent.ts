@@ -8,9 +8,11 @@
  * and the next agent on the same data dir adopts them.
  */
 import { mkdir } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { messageOf } from '../contracts/errors.js';
+import { defaultAgentConfig, type AgentConfig } from './config/agent-config.js';
+import { openPipelineHost } from './pipeline/pipeline-host.js';
+import { startStandaloneServer, type StandaloneServer } from './standalone/standalone-server.js';
 import { CommandStore } from './commands/command-store.js';
 import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import type { AgentContext } from './context.js';
@@ -28,8 +30,10 @@ const DEFAULT_LIVE_STATUS_MS = 10_000;
 import { ProcessRuntime } from './runtimes/process/process-runtime.js';
 
 export interface AgentOptions {
-  /** http(s)://host:port of the control plane. */
-  control: string;
+  /** http(s)://host:port of the control plane. Absent: standalone mode (only the config's `listen`). */
+  control?: string;
+  /** The host's agent.yaml, resolved (identity, trusted keys, allowlists, listen, network). Default: no keys, nothing allowed. */
+  config?: AgentConfig;
   enrollmentKey?: string;
   dataDir: string;
   /** Default os.hostname(). */
@@ -44,6 +48,8 @@ export interface AgentOptions {
 export interface AgentHandle {
   /** Resolves after the first welcome; rejects if the agent fails to start or is closed before one. */
   readonly hostId: Promise<string>;
+  /** The standalone listener's URL once it listens; null when the config has no `listen`. Rejects when it cannot listen. */
+  readonly standalone: Promise<string | null>;
   /** Closes the socket, stops timers; does NOT stop services. */
   close(): Promise<void>;
 }
@@ -55,13 +61,19 @@ function defaultLog(line: string): void {
 /** Start an agent. Throws at once only for an unusable control URL; everything else is retried or logged. */
 export function startAgent(opts: AgentOptions): AgentHandle {
   const log = opts.log ?? defaultLog;
-  agentSocketUrl(opts.control); // validate now: a bad URL is a usage error, not something to retry
+  if (opts.control !== undefined) agentSocketUrl(opts.control); // validate now: a bad URL is a usage error, not something to retry
+  const config = opts.config ?? defaultAgentConfig(opts.name);
   const dataDir = path.resolve(opts.dataDir);
 
   let resolveHostId!: (id: string) => void;
   let rejectHostId!: (err: Error) => void;
   const hostId = new Promise<string>((resolve, reject) => ((resolveHostId = resolve), (rejectHostId = reject)));
   hostId.catch(() => {}); // observed by whoever awaits it; never an unhandled rejection
+  let resolveStandalone!: (url: string | null) => void;
+  let rejectStandalone!: (err: Error) => void;
+  const standalone = new Promise<string | null>((resolve, reject) => ((resolveStandalone = resolve), (rejectStandalone = reject)));
+  standalone.catch(() => {});
+  let server: StandaloneServer | null = null;
 
   let closed = false;
   let link: AgentLink | null = null;
@@ -77,11 +89,24 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     if (closed) return;
     const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? path.join(dataDir, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);
+    const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
+    const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name }, ports, log });
+    log(`image services: ${pipeline.docker ? `docker ${pipeline.docker.engineVersion}, ${pipeline.docker.compose.argv.join(' ')} ${pipeline.docker.compose.version}` : 'no docker runtime (engine not answering or no Compose)'}; ${config.trustedKeys.length} trusted key(s)`);
+    if (config.listen) {
+      server = await startStandaloneServer(pipeline, config.listen).catch((err: unknown) => {
+        rejectStandalone(new Error(`cannot listen on ${config.listen!.host}:${config.listen!.port}: ${messageOf(err)}`));
+        throw err;
+      });
+      log(`standalone deploys: POST ${server.url}/deploy and ${server.url}/preflight`);
+    }
+    resolveStandalone(server?.url ?? null);
+    if (opts.control === undefined) return;
     const ctx: AgentContext = {
       dataDir,
       control: opts.control,
       runtime,
-      ports: new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE),
+      pipeline,
+      ports,
       datasets,
       envLocks: new KeyedMutex(),
       released: await ReleasedEnvs.open(dataDir),
@@ -93,9 +118,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const activeLink = new AgentLink({
       control: opts.control,
       dataDir,
-      name: opts.name ?? os.hostname(),
+      name: opts.name ?? config.name,
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(datasets.kind),
+      facts: hostFacts(datasets.kind, pipeline.docker !== null),
       log,
       onWelcome: (id, welcome) => {
         resolveHostId(id);
@@ -115,13 +140,16 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   })().catch((err: unknown) => {
     log(`agent failed to start: ${messageOf(err)}`);
     rejectHostId(err instanceof Error ? err : new Error(messageOf(err)));
+    rejectStandalone(err instanceof Error ? err : new Error(messageOf(err)));
   });
 
   return {
     hostId,
+    standalone,
     async close() {
       closed = true;
       await ready;
+      await (server as StandaloneServer | null)?.close();
       await (link as AgentLink | null)?.close();
       (runtime as ProcessRuntime | null)?.close();
       liveReporter?.close();

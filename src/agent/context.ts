@@ -7,6 +7,7 @@ import type { KeyedMutex } from './mutex.js';
 import type { PortRegistry } from './ports.js';
 import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
 import type { ReleasedEnvs } from './released-envs.js';
+import type { PipelineHost } from './pipeline/pipeline-host.js';
 
 export interface AgentContext {
   readonly dataDir: string;
@@ -19,5 +20,7 @@ export interface AgentContext {
   readonly envLocks: KeyedMutex;
   /** Envs separated from denv: every command naming one is refused. */
   readonly released: ReleasedEnvs;
+  /** The image-service deploy pipeline (seed 004): host config, docker runtime, stores. Absent in contexts built without one (tests of the process runtime). */
+  readonly pipeline?: PipelineHost;
   readonly log: (line: string) => void;
 }

@@ -4,12 +4,13 @@ import { VERSION } from '../lib/version.js';
 
 /** What the agent tells the control plane about its host in `hello`; `datasetDriver` is the one
  *  `openDatasetDriver` picked for the agent's dataset root. */
-export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy'): HostFacts {
+export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', docker = false): HostFacts {
   return {
     hostname: os.hostname(),
     platform: process.platform,
     arch: process.arch,
-    runtimes: ['process'],
+    // `docker` when the engine answered and a Compose is installed as the agent started.
+    runtimes: docker ? ['process', 'docker'] : ['process'],
     dataset_driver: datasetDriver,
     agent_version: VERSION,
   };

@@ -64,7 +64,7 @@ export class PortRegistry {
 
   constructor(
     dataDir: string,
-    private readonly range: PortRange = DEFAULT_PORT_RANGE,
+    readonly range: PortRange = DEFAULT_PORT_RANGE,
   ) {
     this.file = path.join(dataDir, 'ports.json');
     this.lockFile = `${this.file}.lock`;

@@ -41,6 +41,10 @@ export class ApiClient {
     return this.request<T>('POST', path, body, signal);
   }
 
+  delete<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('DELETE', path, undefined, signal);
+  }
+
   /**
    * Follow a server-sent event stream, yielding each message. Returns when the server closes the
    * stream; a connection that drops mid-stream throws UNREACHABLE (callers decide whether to

@@ -66,3 +66,4 @@ export const sandboxBody = z.strictObject({
   ports: z.array(z.number().int().min(1).max(65535)).optional(),
   from_version: z.string().min(1).optional(),
 });
+export const removeHostQuery = z.strictObject({ force: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });

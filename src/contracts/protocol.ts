@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
+import type { Envelope, PipelineAnswer } from './envelope.js';
 import type { ServiceSpec } from './spec.js';
 import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
 
@@ -97,7 +98,8 @@ export interface Commands {
    *  through env.rollback / a later env.create with `retire_others`). On start or health failure the
    *  agent stops what this command started and reports the outcome; nothing else changes. */
   'env.create': {
-    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; retire_others: boolean };
+    /** `envelope`: a signed deploy relayed as received (DESIGN §7); image services run seed 004's pipeline, and the one it names is checked against it. */
+    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; retire_others: boolean; envelope?: Envelope | null };
     result: EnvCreateResult;
   };
   /** Make `version` the one running: start its services if not running (adopting live ones),
@@ -178,6 +180,8 @@ export interface EnvCreateResult {
   readonly egress: { readonly ok: boolean; readonly target: string; readonly detail: string };
   /** Per service: pid, port, and for failures the last lines it printed. */
   readonly services: Readonly<Record<string, { pid: number | null; port: number; log_tail?: string[] }>>;
+  /** Per image service: the deploy pipeline's terminal state and every stage's status (seed 004). */
+  readonly pipelines?: Readonly<Record<string, PipelineAnswer>>;
 }
 
 export type { HostFacts };

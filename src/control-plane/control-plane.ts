@@ -17,8 +17,8 @@ import { openStore } from './store/open-store.js';
 import { sweepHostHealth } from './sweeps/host-health.js';
 import { Sweeper } from './sweeps/sweeper.js';
 import { sweepMonitor } from './sweeps/monitor.js';
-import { sweepPlanning } from './lifecycle/planner-sweep.js';
-import { hostPlanner } from './lifecycle/planner.js';
+import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
+import { hostPlanner, type Planner } from './lifecycle/planner.js';
 
 export interface ControlPlaneOptions {
   /** TCP port (0 = any free port). */
@@ -44,6 +44,8 @@ export interface ControlPlaneOptions {
   readonly liveStatusMs?: number;
   /** Deployment lease (default 30 s): how soon another control plane resumes a crashed one's work. */
   readonly leaseMs?: number;
+  /** The planner for host targets (default: the deterministic host planner). */
+  readonly planner?: Planner;
   readonly log?: (line: string) => void;
 }
 
@@ -89,7 +91,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   );
   const sweepers = [
     new Sweeper('monitor', () => sweepMonitor(db), 2000, bus, log),
-    new Sweeper('planner', () => sweepPlanning({ db, bus, planner: hostPlanner, maxAttempts: 3, log }), 1000, bus, log),
+    new Sweeper('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log }), 1000, bus, log),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
@@ -115,6 +117,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       closed = true;
       clearInterval(healthTimer);
       await Promise.all(sweepers.map((s) => s.stop()));
+      await plansSettled();
       await engine.stop();
       await agents.closeAll();
       await notifier.close();

@@ -63,8 +63,9 @@ export function testPortRange(): string {
   return `${min}-${min + 99}`;
 }
 
-export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string; ports?: string }): Child {
+export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string; ports?: string; datasets?: string }): Child {
   const args = ['agent', '--control', o.control, '--data-dir', o.dataDir, '--ports', o.ports ?? testPortRange()];
+  if (o.datasets) args.push('--datasets', o.datasets);
   if (o.enrollmentKey) args.push('--enrollment-key', o.enrollmentKey);
   if (o.name) args.push('--name', o.name);
   return spawnDenv(args);

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { retireSlots } from '../envs/docker-slots.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import { envLogDir } from '../runtimes/process/service-env.js';
 import { collectedEnvDir, verifyRunDir } from '../verify/collected-dir.js';
@@ -13,10 +14,12 @@ export const envDestroy: CommandHandler<'env.destroy'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(p.env, async () => {
       const { processes, ports } = await stopVersionsExcept(ctx, p.env, null);
+      // Image services: containers, env files, records and ports of the env's docker slots.
+      const containers = ctx.pipeline ? await retireSlots(ctx.pipeline, p.env, null) : 0;
       const { datasets, snapshots } = await ctx.datasets.destroy(p.env);
       await ctx.runtime.forgetEnv(p.env);
       await rm(envLogDir(ctx.dataDir, p.env), { recursive: true, force: true });
       for (const dir of [collectedEnvDir(ctx.dataDir, p.env), verifyRunDir(ctx.dataDir, p.env)]) await rm(dir, { recursive: true, force: true });
-      return { removed: { processes, datasets, snapshots, ports } };
+      return { removed: { processes: processes + containers, datasets, snapshots, ports } };
     }),
 };

@@ -13,7 +13,7 @@ import type { CommandHandler } from './handler.js';
 export const envRollback: CommandHandler<'env.rollback'> = {
   run: (p, ctx, receivedAt) =>
     ctx.envLocks.run(p.env, async () => {
-      assertRunnable(p.services);
+      assertRunnable(p.services, ctx.pipeline?.docker != null);
       let restored: string | null = null;
       if (p.restore_data && p.snapshot !== null) {
         if (!(await ctx.datasets.hasSnapshot(p.env, p.snapshot))) {
@@ -23,7 +23,7 @@ export const envRollback: CommandHandler<'env.rollback'> = {
         await ctx.datasets.restore(p.env, p.snapshot, p.volumes);
         restored = p.snapshot;
       }
-      const result = await startVersion(ctx, p, receivedAt);
+      const result = await startVersion(ctx, { ...p, activate: true }, receivedAt);
       if (result.outcome === 'healthy') await stopVersionsExcept(ctx, p.env, p.version);
       return { ...result, restored };
     }),

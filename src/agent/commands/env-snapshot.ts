@@ -1,3 +1,4 @@
+import { pauseSlots, resumeSlots } from '../envs/docker-slots.js';
 import type { CommandHandler } from './handler.js';
 
 /**
@@ -11,13 +12,18 @@ export const envSnapshot: CommandHandler<'env.snapshot'> = {
     ctx.envLocks.run(p.env, async () => {
       const pausedAt = Date.now();
       let pause = { total: 0, paused: 0 };
+      let containers: string[] = [];
       let datasets: string[];
       try {
         pause = await ctx.runtime.pause(p.env);
+        // Image services freeze with `docker pause` (cgroup freezer); a pause that fails throws: no unfrozen snapshot.
+        if (ctx.pipeline) containers = await pauseSlots(ctx.pipeline, p.env);
         datasets = await ctx.datasets.snapshot(p.env, p.name, p.volumes);
       } finally {
         ctx.runtime.resume(p.env);
+        if (ctx.pipeline) await resumeSlots(ctx.pipeline, containers);
       }
+      pause = { total: pause.total + containers.length, paused: pause.paused + containers.length };
       const frozenFor = pause.total > 0 ? Date.now() - pausedAt : 0;
       return { snapshot: p.name, datasets, frozen_for: frozenFor, consistent: pause.paused === pause.total };
     }),

@@ -1,3 +1,4 @@
+import { stopSlots } from '../envs/docker-slots.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import type { CommandHandler } from './handler.js';
 
@@ -10,6 +11,8 @@ export const envStop: CommandHandler<'env.stop'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(p.env, async () => {
       const { processes, ports } = await stopVersionsExcept(ctx, p.env, null);
-      return { stopped: processes, ports };
+      // Image services: containers removed, their verified records and ports kept for env.rollback.
+      const containers = ctx.pipeline ? await stopSlots(ctx.pipeline, p.env) : 0;
+      return { stopped: processes + containers, ports };
     }),
 };

@@ -33,7 +33,8 @@ const serviceSpec = z.object({
 const services = z.record(name, serviceSpec).refine((s) => Object.keys(s).length > 0, 'at least one service is required');
 
 export const PAYLOADS = {
-  'env.create': z.object({ env: name, version: name, services, volumes: z.array(name), retire_others: z.boolean() }),
+  // The envelope passes through unvalidated (and is not stripped of unknown fields): the pipeline's admit judges it with its closed schema.
+  'env.create': z.object({ env: name, version: name, services, volumes: z.array(name), retire_others: z.boolean(), envelope: z.custom<Commands['env.create']['payload']['envelope']>(() => true).optional() }),
   'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean() }),
   'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
   'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),

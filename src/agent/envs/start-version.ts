@@ -19,6 +19,7 @@ import { probeEgress } from '../egress.js';
 import { waitHealthy, type HealthVerdict } from '../health/wait-healthy.js';
 import { readLogTail } from '../runtimes/process/log-tail.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
+import { imageServiceNames, startWithImages } from './start-images.js';
 import { stopServices } from './stop-services.js';
 
 export interface VersionRequest {
@@ -26,13 +27,19 @@ export interface VersionRequest {
   readonly version: string;
   readonly services: Readonly<Record<string, ServiceSpec>>;
   readonly volumes: readonly string[];
+  /** env.create: the envelope the control plane relayed (unvalidated; admit decides). */
+  readonly envelope?: unknown;
+  /** env.rollback: image services start the deploy this host verified for the version instead of running the pipeline. */
+  readonly activate?: boolean;
+  readonly retire_others?: boolean;
 }
 
 type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
 
-/** Throws AGENT_ERROR when a service cannot run on this host at all. */
-export function assertRunnable(services: Readonly<Record<string, ServiceSpec>>): void {
+/** Throws AGENT_ERROR when a service cannot run on this host at all (an image service needs the docker pipeline). */
+export function assertRunnable(services: Readonly<Record<string, ServiceSpec>>, docker = false): void {
   for (const [name, spec] of Object.entries(services)) {
+    if (spec.image !== null && docker) continue;
     if (spec.image !== null) throw new DenvError('AGENT_ERROR', `docker runtime not available on this host (service ${name} has an image)`);
     if (!spec.command || spec.command.length === 0) throw new DenvError('AGENT_ERROR', `service ${name} has no image and no command to run`);
   }
@@ -48,6 +55,9 @@ export function summarizeFailures(failures: readonly Failure[]): { outcome: 'sta
 
 /** `receivedAt`: when the command arrived (Date.now()), the origin of started_in_ms and healthy_in_ms. */
 export async function startVersion(ctx: AgentContext, req: VersionRequest, receivedAt: number): Promise<EnvCreateResult> {
+  // Image services go through their docker slots (seed 004's pipeline); the rest comes back here.
+  const pipeline = ctx.pipeline?.docker ? ctx.pipeline : undefined;
+  if (pipeline && imageServiceNames(req.services).length > 0) return startWithImages({ ...ctx, pipeline }, req, receivedAt, (rest) => startVersion(ctx, rest, receivedAt));
   assertRunnable(req.services);
   const { env, version } = req;
   const datasets: Record<string, string> = {};

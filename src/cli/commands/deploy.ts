@@ -12,6 +12,7 @@ import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { toJson } from '../output.js';
 import { exitCodeFor, watchDeployment } from '../watch.js';
+import { pendingPlanText } from './env-lifecycle.js';
 
 /** What the deploy route answers (202). */
 export interface DeployAnswer {
@@ -91,6 +92,8 @@ export function registerDeploy(program: Command): void {
       }
       const client = clientFor(cmd);
       const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm });
+      const waiting = await planAwaitingApproval(client, answer.env.id);
+      if (waiting && !opts.json) say(waiting);
       if (!opts.watch) {
         if (opts.json) say(toJson(answer));
         else {
@@ -103,4 +106,15 @@ export function registerDeploy(program: Command): void {
       const final = await watchDeployment(client, answer.deployment.id, { json: opts.json });
       process.exitCode = exitCodeFor(final);
     });
+}
+
+/** After a deploy request the planner runs within a moment; if the plan then waits for approval,
+ *  say so (with the summary and how to approve) instead of watching a deployment that cannot move. */
+async function planAwaitingApproval(client: ApiClient, envId: string): Promise<string | null> {
+  for (let i = 0; i < 40; i++) {
+    const env = await client.get<Env>(`/v1/envs/${seg(envId)}`);
+    if (env.status !== 'planning') return pendingPlanText(client, env);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return null;
 }

@@ -5,7 +5,10 @@ import { seg } from '../client.js';
 import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { formatFields, formatTable, toJson } from '../output.js';
+import { registerEnvOperations } from './env-operations.js';
+import { watchEnvList } from './env-watch.js';
 import { addPaging, noteNextPage } from './list-options.js';
+import { registerEnvLifecycle } from './env-lifecycle.js';
 
 export function formatEndpoints(endpoints: readonly Endpoint[]): string {
   return endpoints.map((e) => `${e.service}→${e.url}`).join(' ') || '—';
@@ -37,14 +40,20 @@ export function registerEnv(program: Command): void {
     .command('env')
     .description('environments: running instances of a project')
     .addHelpText('after', examples('denv env ls', 'denv env show env_0123abcd'));
+  registerEnvLifecycle(env);
 
   const ls = env
     .command('ls')
     .description('list environments')
     .option('--json', 'print the page as JSON ({items, next})')
-    .addHelpText('after', examples('denv env ls', 'denv env ls --json'));
+    .option('--watch', 'print the list again whenever it changes, until Ctrl-C')
+    .addHelpText('after', examples('denv env ls', 'denv env ls --json', 'denv env ls --watch'));
   addPaging(ls).action(async (_o: unknown, cmd: Command) => {
-    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string }>(cmd);
+    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string; watch?: boolean }>(cmd);
+    if (opts.watch) {
+      const headers = ['id', 'name', 'project', 'stage', 'status', 'version', 'endpoints'];
+      return watchEnvList(clientFor(cmd), { limit: opts.limit, after: opts.after }, { json: opts.json, rows: envRows, headers });
+    }
     const page = await clientFor(cmd).get<Page<Env>>('/v1/envs', { limit: opts.limit, after: opts.after });
     if (opts.json) return say(toJson(page));
     if (page.items.length === 0) return say('no environments yet: deploy one with `denv deploy -f compose.yaml --project <name>`');
@@ -63,4 +72,6 @@ export function registerEnv(program: Command): void {
       const e = await clientFor(cmd).get<Env>(`/v1/envs/${seg(id)}`);
       say(opts.json ? toJson(e) : formatEnvDetail(e));
     });
+
+  registerEnvOperations(env);
 }

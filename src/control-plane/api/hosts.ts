@@ -1,4 +1,6 @@
-import { createEnrollmentKeyBody, listQuery } from '../../contracts/api.js';
+import { createEnrollmentKeyBody, listQuery, removeHostQuery } from '../../contracts/api.js';
+import { DenvError } from '../../contracts/errors.js';
+import { appendEvent } from '../store/events.js';
 import { newId, newSecret } from '../../contracts/ids.js';
 import { hashSecret } from '../auth/secrets.js';
 import { toHost, type HostRow } from '../store/rows.js';
@@ -33,6 +35,28 @@ export const hostRoutes = [
     method: 'POST', url: '/v1/enrollment-keys', summary: 'Create an enrollment key for `denv agent --enrollment-key`', body: createEnrollmentKeyBody, status: 201,
     async handler({ db }, { auth, body }) {
       return createEnrollmentKey(db, auth.team, body.expires_in, body.single_use);
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/hosts/:id', summary: 'Drain and remove a host: its credential is revoked and its live socket closed (refused while envs are placed there, unless force=true)', query: removeHostQuery,
+    async handler({ db, agents }, { auth, params, query }) {
+      const host = await db.tx(async (tx) => {
+        const rows = await tx.query<HostRow>('select * from hosts where team = $1 and id = $2 for update', [auth.team, params.id]);
+        const h = rows[0];
+        if (!h) throw new DenvError('NOT_FOUND', `host "${params.id}" not found`);
+        if (h.status === 'removed') return h;
+        const placed = await tx.query<{ name: string }>("select name from envs where host = $1 and status not in ('torn_down', 'separated')", [h.id]);
+        if (placed.length > 0 && !query.force) {
+          throw new DenvError('CONFLICT', `host ${h.name} still has ${placed.length} env(s) placed on it (${placed.map((e) => e.name).join(', ')}); tear them down first, or remove with force=true`);
+        }
+        await tx.query("update hosts set status = 'deprovisioning' where id = $1", [h.id]);
+        await appendEvent(tx, { team: h.team, subject: `host:${h.id}`, type: 'host.status', data: { status: 'deprovisioning', forced: query.force } });
+        const out = (await tx.query<HostRow>("update hosts set status = 'removed', credential_hash = null, removed_at = now() where id = $1 returning *", [h.id]))[0]!;
+        await appendEvent(tx, { team: h.team, subject: `host:${h.id}`, type: 'host.status', data: { status: 'removed' } });
+        return out;
+      });
+      await agents.hostChanged(host.id);
+      return toHost(host);
     },
   }),
 ];

@@ -11,18 +11,20 @@ import { parseOrThrow } from '../../contracts/validation.js';
 import { authenticate } from './auth.js';
 import { deploymentRoutes } from './deployments.js';
 import { envRoutes } from './envs.js';
+import { envOperationRoutes } from './env-operations.js';
 import { envLifecycleRoutes } from './env-lifecycle.js';
 import { errorHandler } from './errors.js';
 import { eventRoutes } from './events.js';
 import { hostRoutes } from './hosts.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
+import { sandboxRoutes } from './sandboxes.js';
 import type { ApiContext, RouteDef } from './route.js';
 import { teamRoutes } from './teams.js';
 
 const NO_QUERY = z.strictObject({});
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes];
 
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void }): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });

@@ -159,6 +159,11 @@ export class AgentGateway {
     ws.on('error', () => {});
   }
 
+  /** Tell every replica the host changed (e.g. removed: the one holding its socket closes it). */
+  async hostChanged(hostId: string): Promise<void> {
+    await this.opts.notifier.notify('denv_host', hostId);
+  }
+
   /** A removed host's live socket is closed at once (revocation), whichever replica holds it. */
   private async checkRevoked(hostId: string): Promise<void> {
     const ws = this.sockets.get(hostId);

@@ -25,23 +25,31 @@ export interface PlannerSweepDeps {
   readonly log: (line: string) => void;
 }
 
+/** Envs being planned by this process; planning runs beside the sweep (a planner may take
+ *  seconds — an LLM does), so one slow plan never holds up the others. */
+const inFlight = new Set<Promise<void>>();
+
 export async function sweepPlanning(deps: PlannerSweepDeps): Promise<number> {
   const claimed = await deps.db.tx((tx) =>
     tx.query<EnvRow>(
-      `update envs set planner_lease_until = now() + interval '30 seconds'
+      `update envs set planner_lease_until = now() + interval '5 minutes'
        where id in (select id from envs where status = 'planning' and (planner_lease_until is null or planner_lease_until < now())
                     order by updated_at limit 10 for update skip locked)
        returning *`,
     ),
   );
   for (const env of claimed) {
-    try {
-      await planEnv(deps, env);
-    } catch (err) {
-      deps.log(`planner: env ${env.id}: ${messageOf(err)}`);
-    }
+    const run = planEnv(deps, env)
+      .catch((err) => deps.log(`planner: env ${env.id}: ${messageOf(err)}`))
+      .finally(() => inFlight.delete(run));
+    inFlight.add(run);
   }
   return claimed.length;
+}
+
+/** Wait for plans in progress (shutdown). */
+export async function plansSettled(): Promise<void> {
+  await Promise.allSettled([...inFlight]);
 }
 
 /** The deploy this plan is for: the env's oldest pending deploy, or (a replan of a live env) a new

@@ -1,0 +1,121 @@
+/**
+ * Image services in env.create and env.rollback (DESIGN §7): each service with an `image` runs
+ * through its docker slot — env.create runs seed 004's pipeline per service (with the envelope
+ * the control plane relayed, if any), env.rollback activates a deploy the host verified before.
+ * Process services of the same version are then started the usual way (`startVersion` on the
+ * rest), and the two halves are reported as one `EnvCreateResult` with `pipelines` per image
+ * service.
+ *
+ * Outcome mapping: a pipeline ending in `failure` (a hard gate: nothing changed) is a
+ * `start_failed`; `failure_rolled_back` (health failed, previous restored) is `unhealthy`.
+ * If an image service fails, the version's process services are not started.
+ */
+import { peekEnvelopeService, type PipelineAnswer } from '../../contracts/envelope.js';
+import type { EnvCreateResult, ServiceEndpoint } from '../../contracts/protocol.js';
+import type { ServiceSpec } from '../../contracts/spec.js';
+import type { AgentContext } from '../context.js';
+import { probeEgress } from '../egress.js';
+import type { PipelineHost } from '../pipeline/pipeline-host.js';
+import { answerOf, runPipeline } from '../pipeline/run-pipeline.js';
+import { activateSlot, retireSlots } from './docker-slots.js';
+import { summarizeFailures, type VersionRequest } from './start-version.js';
+
+type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
+type ServiceReport = { pid: number | null; port: number; log_tail?: string[] };
+
+export function imageServiceNames(services: Readonly<Record<string, ServiceSpec>>): string[] {
+  return Object.entries(services)
+    .filter(([, spec]) => spec.image !== null)
+    .map(([name]) => name);
+}
+
+/** The relayed envelope for `service`: the control plane sends one (it names its service), or none. */
+function envelopeFor(envelope: unknown, service: string): unknown {
+  return envelope !== undefined && envelope !== null && peekEnvelopeService(envelope) === service ? envelope : null;
+}
+
+interface ImagePart {
+  readonly failures: Failure[];
+  readonly services: Record<string, ServiceReport>;
+  readonly endpoints: ServiceEndpoint[];
+  readonly pipelines: Record<string, PipelineAnswer>;
+}
+
+async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>): Promise<ImagePart> {
+  const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
+  await Promise.all(
+    names.map(async (name) => {
+      const run = await runPipeline(host, {
+        mode: 'deploy',
+        slot: { scope: req.env, service: name },
+        envelope: envelopeFor(req.envelope, name),
+        spec: req.services[name]!,
+        datasets,
+        version: req.version,
+      });
+      part.pipelines[name] = answerOf(run);
+      part.services[name] = { pid: null, port: run.port ?? 0, ...(run.logTail ? { log_tail: [...run.logTail] } : {}) };
+      if (run.state === 'failure' || run.state === 'failure_rolled_back') {
+        part.failures.push({ service: name, outcome: run.state === 'failure' ? 'start_failed' : 'unhealthy', message: `${name}: ${run.error ?? run.state}` });
+      } else if (run.endpoint && run.port !== null) {
+        part.endpoints.push({ service: name, url: run.endpoint, port: run.port });
+      }
+    }),
+  );
+  return part;
+}
+
+async function activateImages(host: PipelineHost, req: VersionRequest, names: readonly string[]): Promise<ImagePart> {
+  const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
+  await Promise.all(
+    names.map(async (name) => {
+      const res = await activateSlot(host, { scope: req.env, service: name }, req.version, req.services[name]!);
+      part.services[name] = { pid: null, port: res.port };
+      if (res.ok) part.endpoints.push({ service: name, url: res.endpoint, port: res.port });
+      else part.failures.push({ service: name, outcome: 'start_failed', message: res.message });
+    }),
+  );
+  return part;
+}
+
+/**
+ * Bring up a version that has image services. `startProcesses` starts the process services (the
+ * caller's `startVersion` on the rest of the version). Docker slots of the env that the version
+ * does not have are retired once it is healthy, when the caller retires other versions.
+ */
+export async function startWithImages(
+  ctx: AgentContext & { readonly pipeline: PipelineHost },
+  req: VersionRequest,
+  receivedAt: number,
+  startProcesses: (req: VersionRequest) => Promise<EnvCreateResult>,
+): Promise<EnvCreateResult> {
+  const host = ctx.pipeline;
+  const names = imageServiceNames(req.services);
+  const datasets: Record<string, string> = {};
+  for (const volume of req.volumes) datasets[volume] = await ctx.datasets.create(req.env, volume);
+  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets);
+  const processServices = Object.fromEntries(Object.entries(req.services).filter(([name]) => !names.includes(name)));
+  const base = { datasets: [...req.volumes], pipelines: images.pipelines };
+  if (images.failures.length > 0 || Object.keys(processServices).length === 0) {
+    const egress = await probeEgress(ctx.control);
+    const failed = images.failures.length > 0;
+    if (!failed && (req.activate || req.retire_others)) await retireSlots(host, req.env, names);
+    return {
+      ...base,
+      ...(failed ? summarizeFailures(images.failures) : { outcome: 'healthy' as const, message: null }),
+      started_in_ms: Date.now() - receivedAt,
+      healthy_in_ms: failed ? null : Date.now() - receivedAt,
+      endpoints: failed ? [] : images.endpoints,
+      egress,
+      services: images.services,
+    };
+  }
+  const rest = await startProcesses({ ...req, services: processServices });
+  if (rest.outcome === 'healthy' && (req.activate || req.retire_others)) await retireSlots(host, req.env, names);
+  return {
+    ...rest,
+    ...base,
+    endpoints: rest.outcome === 'healthy' ? [...images.endpoints, ...rest.endpoints] : [],
+    services: { ...images.services, ...rest.services },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * From an admitted request to the slot's Compose input and config hash (pure). The container's
+ * identity is its image, its env (the env file, by hash) and this config; the env version is not
+ * part of it, so redeploying the same digest and env in a new version is a `no_op`.
+ */
+import { createHash } from 'node:crypto';
+import type { HealthSpec } from '../../contracts/spec.js';
+import type { NetworkMode } from '../config/agent-config.js';
+import type { ComposeHealthcheck, ComposeInput } from '../runtimes/docker/compose-file.js';
+import { slotKey } from '../runtimes/docker/slot.js';
+import type { PipelineRequest, Target } from './stage.js';
+
+export interface SlotConfig {
+  readonly network: NetworkMode;
+  readonly containerPort: number | null;
+  readonly volumes: readonly { readonly source: string; readonly target: string; readonly read_only: boolean }[];
+  readonly entrypoint: readonly string[] | null;
+  readonly command: readonly string[] | null;
+  readonly workingDir: string | null;
+  readonly health: HealthSpec;
+}
+
+/** Throws when the spec mounts a dataset the request did not prepare. */
+export function slotConfigOf(req: PipelineRequest, target: Target, network: NetworkMode): SlotConfig {
+  const spec = req.spec;
+  const volumes = (spec?.volumes ?? []).map((v) => {
+    const dir = req.datasets[v.source];
+    if (!dir) throw new Error(`volume "${v.source}" has no dataset on this host`);
+    return { source: dir, target: v.target, read_only: v.read_only };
+  });
+  return {
+    network,
+    containerPort: network === 'bridge' ? (spec?.ports[0] ?? null) : null,
+    volumes,
+    entrypoint: spec?.entrypoint ?? null,
+    command: spec?.command ?? null,
+    workingDir: spec?.working_dir ?? null,
+    // With bridge networking only the published port is reachable from the host: probe that one.
+    health: network === 'bridge' && target.health.kind === 'http' ? { ...target.health, port: null } : target.health,
+  };
+}
+
+export function configHashOf(config: SlotConfig): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`;
+}
+
+function healthcheckOf(health: HealthSpec): ComposeHealthcheck | null {
+  if (health.kind !== 'command') return null;
+  const test = health.test[0] === 'CMD-SHELL' ? [...health.test] : ['CMD', ...health.test];
+  return { test, interval_ms: health.interval_ms, timeout_ms: health.timeout_ms, retries: health.retries, start_period_ms: health.start_period_ms };
+}
+
+export function composeInputOf(req: PipelineRequest, target: Target & { digest: string }, config: SlotConfig, port: number, envFile: string | null): ComposeInput {
+  return {
+    service: req.slot.service,
+    image: `${target.repository}@${target.digest}`,
+    network: config.network,
+    port,
+    containerPort: config.containerPort,
+    envFile,
+    environment: { DENV_ENV: req.slot.scope, DENV_SERVICE: req.slot.service },
+    volumes: config.volumes,
+    entrypoint: config.entrypoint,
+    command: config.command,
+    workingDir: config.workingDir,
+    healthcheck: healthcheckOf(config.health),
+    labels: { 'dev.denv.digest': target.digest, 'dev.denv.slot': slotKey(req.slot) },
+  };
+}
+
+/** The loopback address a healthy slot answers on. */
+export const endpointOf = (port: number): string => `http://127.0.0.1:${port}`;

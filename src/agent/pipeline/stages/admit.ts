@@ -1,0 +1,90 @@
+/**
+ * admit (seed 004, stage 1): decode the envelope and decide whether this host will consider it
+ * at all — before any signature work and before any effect. Checks, in order: the closed schema
+ * (envelope and payload), the host binding, the expiry, the replay record (read-only here;
+ * `verify` records the nonce atomically), the service, the allowlists from the host's own config,
+ * and for control-plane deploys that the Compose service says the same as the envelope
+ * (repository, pinned digest, environment). A failure here is a hard gate: nothing changes.
+ *
+ * Without an envelope a deploy is admitted only on a host with `require_signature: false`, and
+ * only from the control plane (a standalone request *is* its envelope).
+ */
+import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseImageRef, type EnvelopePayload } from '../../../contracts/envelope.js';
+import { parseDuration } from '../../../contracts/duration.js';
+import type { HealthSpec, ServiceSpec } from '../../../contracts/spec.js';
+import { failed, ok, skipped, type Stage, type StageContext, type StageOutcome, type Target } from '../stage.js';
+
+const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+const ALIVE: HealthSpec = { kind: 'alive', for_ms: 1000 };
+
+/** The envelope's `health` if it has one (it is signed), else the spec's, else "stays up for 1 s". */
+function healthOf(payload: EnvelopePayload | null, spec: ServiceSpec | null): HealthSpec {
+  if (payload?.health) {
+    const timeout = payload.health.timeout !== undefined ? parseDuration(payload.health.timeout) : null;
+    return { kind: 'http', path: payload.health.path, port: null, timeout_ms: timeout ?? DEFAULT_HTTP_TIMEOUT_MS };
+  }
+  return spec?.health ?? ALIVE;
+}
+
+/** Control-plane deploys: the Compose service must agree with what was signed. */
+function specMismatch(spec: ServiceSpec, p: EnvelopePayload): string | null {
+  if (!spec.image) return `service ${p.service} has no image in the Compose file`;
+  const ref = parseImageRef(spec.image);
+  if (ref.repository !== p.repository) return `the Compose image's repository "${ref.repository}" is not the signed repository "${p.repository}"`;
+  if (ref.digest !== null && ref.digest !== p.digest) return `the Compose image pins ${ref.digest}, the envelope signs ${p.digest}`;
+  const signedEnv = p.env ?? {};
+  for (const [key, value] of Object.entries(spec.environment)) {
+    // Keys only in the message: values may be secrets.
+    if (signedEnv[key] !== value) return `environment ${key} in the Compose file is not bound by the envelope with the same value`;
+  }
+  return null;
+}
+
+/** The admit checks shared with preflight's admit. */
+export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
+  const { host, req, state } = ctx;
+  const cfg = host.config;
+  if (req.envelope === null || req.envelope === undefined) {
+    if (req.spec === null || cfg.requireSignature) return failed('no envelope: this host requires a signed envelope for image services (require_signature)');
+    const ref = parseImageRef(req.spec.image ?? '');
+    state.target = { repository: ref.repository, digest: ref.digest, ref: req.spec.image ?? '', env: req.spec.environment, health: req.spec.health, hostnames: [], signed: false };
+    return skipped('unsigned: this host does not require signatures (require_signature: false)', { image: req.spec.image });
+  }
+  const decoded = decodeEnvelope(req.envelope);
+  if (!decoded.ok) return failed(decoded.message);
+  const p = decoded.value.payload;
+  if (p.host !== cfg.name) return failed(`envelope is for host "${p.host}", this host is "${cfg.name}"`);
+  const expiry = checkExpiry(p.expires_at, Date.now());
+  if (expiry) return failed(expiry);
+  if (await host.nonces.seen(p.nonce)) return failed(`replayed: nonce "${p.nonce}" was already used on this host`);
+  if (p.service !== req.slot.service) return failed(`envelope is for service "${p.service}", not "${req.slot.service}"`);
+  if (!allowedService(p.service, cfg.allow.services)) return failed(`service "${p.service}" is not allowed on this host (allow.services)`);
+  if (!allowedRepository(p.repository, cfg.allow.repositories)) return failed(`repository "${p.repository}" is not allowed on this host (allow.repositories)`);
+  if (req.spec) {
+    const mismatch = specMismatch(req.spec, p);
+    if (mismatch) return failed(mismatch);
+  }
+  state.decoded = decoded.value;
+  const target: Target = {
+    repository: p.repository,
+    digest: p.digest,
+    ref: `${p.repository}@${p.digest}`,
+    env: { ...(p.env ?? {}) },
+    health: healthOf(p, req.spec),
+    hostnames: p.edge?.hostnames ?? [],
+    signed: true,
+  };
+  state.target = target;
+  return ok(undefined, {
+    service: p.service,
+    repository: p.repository,
+    digest: p.digest,
+    host: p.host,
+    expires_at: p.expires_at,
+    nonce: p.nonce,
+    env_keys: Object.keys(target.env).length,
+    hostnames: target.hostnames,
+  });
+}
+
+export const admit: Stage = { name: 'admit', onFailure: 'fail', run: admitEnvelope };

@@ -1,0 +1,56 @@
+/**
+ * recreate (seed 004, stage 6): give the slot its host port (kept from its last deploy, or newly
+ * allocated from `ports.json`, the host's one allocator), write its Compose file, and run
+ * `compose up --detach` as argv. Compose replaces the container in place. From the moment Compose
+ * runs, a failure means the previous image and env must be restored (`onFailure: rollback`).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildComposeFile } from '../../runtimes/docker/compose-file.js';
+import { composeProjectName, slotPortOwner } from '../../runtimes/docker/slot.js';
+import { composeInputOf, slotConfigOf } from '../slot-plan.js';
+import { failed, ok, type Stage } from '../stage.js';
+
+/** The port this slot holds in ports.json, or a new allocation. Never re-allocates a held port (our own container may be listening on it). */
+export async function slotPort(host: { ports: { read(): Promise<Record<string, string>>; allocate(owner: string): Promise<number> } }, owner: string): Promise<number> {
+  const held = Object.entries(await host.ports.read()).find(([, o]) => o === owner);
+  return held ? Number(held[0]) : host.ports.allocate(owner);
+}
+
+export const recreate: Stage = {
+  name: 'recreate',
+  onFailure: 'rollback',
+  async run({ host, req, state }) {
+    const docker = host.docker;
+    if (!docker) return failed('no docker runtime on this host');
+    const target = state.target!;
+    const digest = target.digest!;
+    const port = await slotPort(host, slotPortOwner(req.slot));
+    state.port = port;
+    const config = slotConfigOf(req, target, host.config.network);
+    const compose = buildComposeFile(composeInputOf(req, { ...target, digest }, config, port, state.envFile));
+    const file = host.slots.composeFileOf(req.slot);
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writeFile(file, compose, { mode: 0o600 });
+    const project = composeProjectName(req.slot);
+    state.changed = true;
+    await docker.up(project, file);
+    state.deployed = {
+      image: `${target.repository}@${digest}`,
+      repository: target.repository,
+      digest,
+      env_hash: state.envHash!,
+      env_file: state.envFile,
+      env_keys: Object.keys(target.env).length,
+      config_hash: state.configHash!,
+      port,
+      compose,
+      health: config.health,
+      edge: state.edge,
+      version: req.version,
+      signed: target.signed,
+      deployed_at: new Date().toISOString(),
+    };
+    return ok(undefined, { project, port, network: config.network, image: state.deployed.image, compose: `${docker.compose.argv.join(' ')} ${docker.compose.version}` });
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * The data operations on an env (issue 3): snapshot, fork, rollback, verify, and DELETE (destroy).
+ * Each checks what it can before writing anything, then creates its deployment (202
+ * `{deployment, env}`; for fork `env` is the new env) in one transaction and kicks the engine.
+ */
+import { emptyBody, forkBody, rollbackBody, verifyBody } from '../../contracts/api.js';
+import type { DeploymentKind, EnvStatus } from '../../contracts/domain.js';
+import { DenvError } from '../../contracts/errors.js';
+import { performAction } from '../lifecycle/actions.js';
+import { createDeployment } from '../operations/create-deployment.js';
+import { loadVersion, type VersionRecord } from '../operations/versions.js';
+import type { Db } from '../store/db.js';
+import { toDeployment, toEnv, type EnvRow } from '../store/rows.js';
+import { assertForkable, createFork, shortSuffix } from './fork-source.js';
+import { route } from './route.js';
+
+/** The env statuses each operation may start from. (These operations do not move the env's
+ *  lifecycle status, except fork, which creates a new env, and destroy, via the teardown action.) */
+export const OPERABLE_FROM = {
+  snapshot: ['running', 'degraded'],
+  // A fork copies a stored snapshot: the source need not be serving.
+  fork: ['running', 'degraded', 'stopped', 'failed'],
+  rollback: ['running', 'degraded', 'failed'],
+  verify: ['running', 'degraded'],
+} as const satisfies Partial<Record<DeploymentKind, readonly EnvStatus[]>>;
+
+/** The env, locked for the rest of the transaction, after checking `kind` may start from its status. */
+async function operableEnv(db: Db, team: string, ref: string, kind: keyof typeof OPERABLE_FROM): Promise<EnvRow> {
+  const env = (await db.query<EnvRow>('select * from envs where team = $1 and id = $2 for update', [team, ref]))[0];
+  if (!env) throw new DenvError('NOT_FOUND', `env "${ref}" not found`);
+  const allowed: readonly string[] = OPERABLE_FROM[kind];
+  if (!allowed.includes(env.status)) throw new DenvError('CONFLICT', `cannot ${kind} env ${env.name} (${env.id}): it is ${env.status}; ${kind} needs ${allowed.join(' or ')}`);
+  return env;
+}
+
+async function currentVersion(db: Db, env: EnvRow, what: string): Promise<VersionRecord> {
+  const version = env.current_version ? await loadVersion(db, env.current_version) : undefined;
+  if (!version) throw new DenvError('CONFLICT', `env ${env.name} (${env.id}) has no current version to ${what}`);
+  return version;
+}
+
+/** The rollback target: `ref` is a version id or the version's number in this env. 409 with the
+ *  reason unless it is a healthy snapshot of this env. */
+async function rollbackTarget(db: Db, env: EnvRow, ref: string | number): Promise<VersionRecord> {
+  const rows = typeof ref === 'number'
+    ? await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where env = $1 and number = $2', [env.id, ref])
+    : await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where id = $1', [ref]);
+  const v = rows[0];
+  if (!v) throw new DenvError('CONFLICT', `cannot roll back to version ${ref}: env ${env.id} has no such version`);
+  if (v.env !== env.id) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id}: it is a version of env ${v.env}, not of env ${env.id}`);
+  if (!v.healthy) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it is not healthy (the operation that created it did not succeed)`);
+  if (!v.snapshot) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it has no snapshot`);
+  return v;
+}
+
+export const envOperationRoutes = [
+  route({
+    method: 'POST', url: '/v1/envs/:env/snapshot', summary: 'Snapshot the env (services paused, datasets snapshotted) as a new version (202)', body: emptyBody.optional(), status: 202,
+    async handler({ db, bus }, { auth, params }) {
+      const out = await db.tx(async (tx) => {
+        const env = await operableEnv(tx, auth.team, params.env!, 'snapshot');
+        await currentVersion(tx, env, 'snapshot');
+        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'snapshot', params: {} });
+        return { deployment: toDeployment(dep), env: toEnv(env) };
+      });
+      bus.emit('kick');
+      return out;
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/envs/:env/fork', summary: "Fork the env's current version (its snapshot) into a new env on the same host (202; env is the new env)", body: forkBody.optional(), status: 202,
+    async handler({ db, bus }, { auth, params, body }) {
+      const out = await db.tx(async (tx) => {
+        const env = await operableEnv(tx, auth.team, params.env!, 'fork');
+        const version = await currentVersion(tx, env, 'fork');
+        await assertForkable(tx, version);
+        const fork = await createFork(tx, { team: auth.team, project: env.project, name: body?.name ?? `${env.name}-fork-${shortSuffix()}`, stage: 'fork', version });
+        return { deployment: toDeployment(fork.deployment), env: toEnv(fork.env) };
+      });
+      bus.emit('kick');
+      return out;
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/envs/:env/rollback', summary: 'Restore the env, data included, to a healthy snapshot version of it (202; 409 says why a version is refused)', body: rollbackBody, status: 202,
+    async handler({ db, bus }, { auth, params, body }) {
+      const out = await db.tx(async (tx) => {
+        const env = await operableEnv(tx, auth.team, params.env!, 'rollback');
+        const target = await rollbackTarget(tx, env, body.version);
+        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'rollback', params: { version: target.id } });
+        return { deployment: toDeployment(dep), env: toEnv(env) };
+      });
+      bus.emit('kick');
+      return out;
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/envs/:env/verify', summary: 'Freeze the agent service, collect its output, snapshot, grade it in a fork (202)', body: verifyBody.optional(), status: 202,
+    async handler({ db, bus }, { auth, params, body }) {
+      const out = await db.tx(async (tx) => {
+        const env = await operableEnv(tx, auth.team, params.env!, 'verify');
+        const version = await currentVersion(tx, env, 'verify');
+        if (!version.spec.agent) throw new DenvError('BAD_REQUEST', `x-denv.agent.service: required for verify (the spec of the current version ${version.id} has none)`);
+        if (!version.spec.verifier) throw new DenvError('BAD_REQUEST', `x-denv.verifier: required for verify (the spec of the current version ${version.id} has none)`);
+        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'verify', params: { resume: body?.resume ?? false } });
+        return { deployment: toDeployment(dep), env: toEnv(env) };
+      });
+      bus.emit('kick');
+      return out;
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/envs/:env', summary: 'Destroy the env: processes, datasets, snapshots and ports on its host (the teardown action; 202)', status: 202,
+    async handler({ db, bus }, { auth, params }) {
+      const out = await db.tx((tx) => performAction(tx, auth.team, params.env!, 'teardown'));
+      bus.emit('kick');
+      if (out.deployment) bus.emit('deployment', out.deployment.id);
+      return { deployment: out.deployment ? toDeployment(out.deployment) : null, env: toEnv(out.env) };
+    },
+  }),
+];

@@ -1,0 +1,43 @@
+/**
+ * A real btrfs filesystem for tests: a sparse image file under a temp dir, formatted with
+ * mkfs.btrfs and loop-mounted (needs root and btrfs-progs, which .ci/run installs). A missing
+ * mkfs.btrfs or a mount that fails throws: the test fails, it never skips.
+ */
+import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, runOrThrow } from '../../src/lib/exec.js';
+
+export interface BtrfsMount {
+  /** The mounted filesystem's root. */
+  readonly dir: string;
+  /** Unmount and delete the image (retries while the mount is busy). */
+  unmount(): Promise<void>;
+}
+
+export async function mountBtrfs(sizeBytes = 2 * 1024 ** 3): Promise<BtrfsMount> {
+  const base = await mkdtemp(join(tmpdir(), 'denv-btrfs-'));
+  const image = join(base, 'fs.img');
+  const dir = join(base, 'mnt');
+  await writeFile(image, '');
+  await truncate(image, sizeBytes);
+  await mkdir(dir);
+  await runOrThrow(['mkfs.btrfs', '-q', image], { timeoutMs: 60_000 });
+  await runOrThrow(['mount', '-o', 'loop', image, dir], { timeoutMs: 60_000 });
+  return {
+    dir,
+    async unmount() {
+      for (let i = 0; i < 20; i++) {
+        if ((await run(['umount', dir])).exitCode === 0) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Paths of every subvolume on the filesystem mounted at `dir` (relative to its root). */
+export async function subvolumes(dir: string): Promise<string[]> {
+  const { stdout } = await runOrThrow(['btrfs', 'subvolume', 'list', dir]);
+  return stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.replace(/^.* path /, ''));
+}

@@ -1,0 +1,20 @@
+/**
+ * The host planner with a hold: envs whose name starts with `hold-` are not planned until
+ * `release()`. It lets a test observe an env in `planning`; every other env is planned by the
+ * real host planner. (The planner is an interface of the control plane; this is a test planner
+ * behind it, not a stand-in for our code under test.)
+ */
+import { hostPlanner, type Planner } from '../../src/control-plane/lifecycle/planner.js';
+
+export function heldPlanner(): Planner & { release(): void } {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  return {
+    name: 'host',
+    async plan(input) {
+      if (input.envName.startsWith('hold-')) await released;
+      return hostPlanner.plan(input);
+    },
+    release,
+  };
+}

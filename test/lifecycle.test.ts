@@ -1,0 +1,167 @@
+/**
+ * The env lifecycle (seed 002), table-driven: for every (status, action) pair, an env is brought
+ * to that status with a real agent doing the work; an allowed action reaches the status the table
+ * says (and its outcome), a refused one answers 409 naming the status and changes nothing.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Env, EnvStatus } from '../src/contracts/domain.js';
+import { ENV_STATUSES } from '../src/contracts/domain.js';
+import { ACTION_FROM, USER_ACTIONS, type UserAction } from '../src/control-plane/lifecycle/state-machine.js';
+import { waitFor } from './helpers/api.js';
+import { heldPlanner } from './helpers/held-planner.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+
+const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
+const compose = (env: Record<string, string> = {}) => ({
+  services: { web: { command: ['node', APP], environment: env, 'x-denv': { health: { path: '/healthz', timeout: '20s' } } } },
+});
+const SLOW = { STARTUP_DELAY_MS: '2500' };
+
+/** Where an allowed action ends once its work is done. */
+const OUTCOME: Record<UserAction, EnvStatus | 'deleted' | 'planned'> = {
+  approve: 'running',
+  replan: 'planned',
+  stop: 'stopped',
+  start: 'running',
+  teardown: 'torn_down',
+  separate: 'separated',
+  delete_record: 'deleted',
+};
+
+describe('env lifecycle: every (status, action) pair', () => {
+  let h: Harness;
+  const planner = heldPlanner();
+  let n = 0;
+  beforeAll(async () => {
+    h = await startHarness({ cp: { planner, liveStatusMs: 300 } });
+    expect((await h.api.post('/v1/projects', { name: 'auto' })).status).toBe(201);
+    expect((await h.api.post('/v1/projects', { name: 'req', approval: 'required' })).status).toBe(201);
+  }, 120_000);
+  afterAll(async () => {
+    planner.release();
+    await h?.close();
+  });
+
+  const env = async (id: string): Promise<Env> => (await h.api.get(`/v1/envs/${id}`)).body;
+  const statusIs = (id: string, s: EnvStatus) => waitFor(async () => (await env(id)).status === s, 30_000, `env ${id} to be ${s}`);
+  const deploy = async (project: string, name: string, c = compose()) => {
+    const res = await h.api.post(`/v1/projects/${project}/deploy`, { env: name, compose: c });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return res.body.env.id as string;
+  };
+  const running = async () => {
+    const id = await deploy('auto', `e${++n}`);
+    await statusIs(id, 'running');
+    return id;
+  };
+  const act = (id: string, action: UserAction) =>
+    action === 'delete_record' ? h.api.req('DELETE', `/v1/envs/${id}/record`) : h.api.post(`/v1/envs/${id}/${action}`, {});
+
+  /** A fresh env in `status`. Transient statuses are caught while the slow app starts (~2.5 s). */
+  const REACH: Record<EnvStatus, () => Promise<string>> = {
+    planning: async () => {
+      const id = await deploy('auto', `hold-${++n}`);
+      expect((await env(id)).status).toBe('planning');
+      return id;
+    },
+    awaiting_approval: async () => {
+      const id = await deploy('req', `e${++n}`);
+      await statusIs(id, 'awaiting_approval');
+      return id;
+    },
+    deploying: async () => {
+      const id = await deploy('auto', `e${++n}`, compose(SLOW));
+      await statusIs(id, 'deploying');
+      return id;
+    },
+    running,
+    degraded: async () => {
+      const id = await running();
+      await fetch(new URL('/sick', (await env(id)).endpoints[0]!.url), { method: 'POST' });
+      await statusIs(id, 'degraded');
+      return id;
+    },
+    failed: async () => {
+      const id = await deploy('auto', `e${++n}`, compose({ MODE: 'crash' }));
+      await statusIs(id, 'failed');
+      return id;
+    },
+    upgrading: async () => {
+      const id = await running();
+      await deploy('auto', (await env(id)).name, compose(SLOW));
+      await statusIs(id, 'upgrading');
+      return id;
+    },
+    stopping: async () => {
+      const id = await REACH.deploying();
+      expect((await act(id, 'stop')).status).toBe(202);
+      expect((await env(id)).status).toBe('stopping');
+      return id;
+    },
+    stopped: async () => {
+      const id = await running();
+      await act(id, 'stop');
+      await statusIs(id, 'stopped');
+      return id;
+    },
+    tearing_down: async () => {
+      const id = await REACH.deploying();
+      expect((await act(id, 'teardown')).status).toBe(202);
+      expect((await env(id)).status).toBe('tearing_down');
+      return id;
+    },
+    torn_down: async () => {
+      const id = await running();
+      await act(id, 'teardown');
+      await statusIs(id, 'torn_down');
+      return id;
+    },
+    separated: async () => {
+      const id = await running();
+      await act(id, 'separate');
+      await statusIs(id, 'separated');
+      return id;
+    },
+  };
+
+  it.each(ENV_STATUSES.map((s) => [s]))('from %s', async (status) => {
+    const allowed = USER_ACTIONS.filter((a) => (ACTION_FROM[a] as readonly string[]).includes(status));
+    const refused = USER_ACTIONS.filter((a) => !allowed.includes(a));
+
+    // Refused actions: one env, every refused action answers 409 naming the status, nothing changes.
+    const shared = await REACH[status]();
+    const before = { env: await env(shared), deployments: (await h.api.get(`/v1/deployments?env=${shared}`)).body.items.length };
+    for (const action of refused) {
+      const res = await act(shared, action);
+      expect(res.status, `${action} from ${status}`).toBe(409);
+      expect(res.body.error.code).toBe('INVALID_TRANSITION');
+      expect(res.body.error.message).toContain(`it is ${status}`);
+    }
+    expect((await env(shared)).status).toBe(before.env.status);
+    expect((await h.api.get(`/v1/deployments?env=${shared}`)).body.items.length).toBe(before.deployments);
+
+    // Allowed actions: a fresh env each, acted on at once, then followed to the outcome.
+    await Promise.all(
+      allowed.map(async (action) => {
+        const id = await REACH[status]();
+        const res = await act(id, action);
+        expect(res.status, `${action} from ${status}: ${JSON.stringify(res.body)}`).toBe(action === 'delete_record' ? 200 : 202);
+        const outcome = OUTCOME[action];
+        if (outcome === 'deleted') {
+          expect((await h.api.get(`/v1/envs/${id}`)).status).toBe(404);
+        } else if (outcome === 'planned') {
+          expect(res.body.env.status).toBe('planning');
+          if (status === 'planning') return; // held by the test planner; replanning keeps it planning
+          // the planner planned it again: a plan_ready after the replan_requested
+          await waitFor(async () => {
+            const types = (await h.api.get(`/v1/events?subject=env:${id}&limit=1000`)).body.items.map((e: { type: string }) => e.type);
+            return types.lastIndexOf('plan_ready') > types.lastIndexOf('replan_requested');
+          }, 30_000, `${id} planned again`);
+        } else {
+          await statusIs(id, outcome);
+        }
+      }),
+    );
+  });
+});
