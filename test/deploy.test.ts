@@ -83,7 +83,7 @@ describe.each(STORES)('deploy on %s', (store) => {
 
     const events = (await h.api.get(`/v1/events?subject=dep:${dep.id}`)).body.items;
     expect(events.map((e: { type: string }) => e.type)).toEqual(['deployment.started', 'deployment.finished']);
-    expect(events[0].data).toEqual({ kind: 'deploy' });
+    expect(events[0].data).toMatchObject({ kind: 'deploy' });
     expect(events[1].data).toMatchObject({ status: 'succeeded', error: null });
     expect(typeof events[1].data.took_ms).toBe('number');
     const envEvents = (await h.api.get(`/v1/events?subject=env:${dep.env}`)).body.items.map((e: { type: string }) => e.type);

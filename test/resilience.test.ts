@@ -41,13 +41,20 @@ describe('control plane killed mid-deployment', () => {
     if (agentDir) killServiceProcesses(agentDir);
   });
 
-  it('resumes the deployment after restart; the re-sent command is applied once', async () => {
+  /** The agent's own record of deliveries of one command id: `ran` once, `joined` per re-send while it ran. */
+  const deliveries = (id: string) =>
+    readFileSync(join(agentDir, 'command-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((e: { id: string }) => e.id === id).map((e: { source: string }) => e.source);
+
+  it.each([
+    ['within the resend window: not sent again', undefined, false],
+    ['after the resend window (0 ms here): sent again, and the agent joins the run in flight', '0', true],
+  ])('resumes the deployment after restart; %s', async (_what, resendAfter, expected) => {
     const dataDir = freshDataDir();
     const cpDir = join(dataDir, 'cp');
     agentDir = join(dataDir, 'agent');
     seedPGlite(cpDir);
     const port = await freePort();
-    const serverArgs = ['server', '--port', String(port), '--data-dir', cpDir];
+    const serverArgs = ['server', '--port', String(port), '--data-dir', cpDir, ...(resendAfter !== undefined ? ['--resend-after', resendAfter] : [])];
     const server1 = spawnDenv(serverArgs);
     children.push(server1);
     await server1.waitForOutput(/127\.0\.0\.1/);
@@ -58,7 +65,7 @@ describe('control plane killed mid-deployment', () => {
     await waitFor(async () => (await api.get('/v1/hosts')).body.items.some((h: { status: string }) => h.status === 'connected'), 30_000, 'agent');
 
     await api.post('/v1/projects', { name: 'slow' });
-    const res = await api.post('/v1/projects/slow/deploy', { compose: compose('v1', { STARTUP_DELAY_MS: '3000' }) });
+    const res = await api.post('/v1/projects/slow/deploy', { compose: compose('v1', { STARTUP_DELAY_MS: '4000' }) });
     expect(res.status).toBe(202);
     const id = res.body.deployment.id;
     await waitFor(async () => (await api.get(`/v1/deployments/${id}`)).body.phases.find((p: { name: string }) => p.name === 'prepare').status === 'running', 20_000, 'prepare to run');
@@ -78,6 +85,10 @@ describe('control plane killed mid-deployment', () => {
     expect(await (await fetch(env.endpoints[0].url)).text()).toContain(` ${pids[0]}`);
     const finished = (await api.get(`/v1/events?subject=dep:${id}`)).body.items.filter((e: { type: string }) => e.type === 'deployment.finished');
     expect(finished).toHaveLength(1);
+    const create = (await api.get(`/v1/events?subject=env:${dep.env}&limit=1000`)).body.items.find((e: { type: string; data: { kind: string } }) => e.type === 'cmd_sent' && e.data.kind === 'env.create');
+    const seen = deliveries(create.data.command);
+    expect(seen.filter((d: string) => d === 'ran')).toHaveLength(1); // applied once, either way
+    expect(seen.some((d: string) => d === 'joined')).toBe(expected);
   });
 });
 

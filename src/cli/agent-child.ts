@@ -16,6 +16,8 @@ export interface AgentChildOptions {
   readonly control: string;
   readonly enrollmentKey: string;
   readonly dataDir: string;
+  /** `--config` for the agent (agent.yaml: trusted keys, allowlists, listen …). */
+  readonly config?: string;
   /** Each line the child prints, already prefixed with `[agent] `. */
   readonly write: (line: string) => void;
 }
@@ -29,12 +31,12 @@ export interface AgentChild {
 }
 
 /** argv of the child after the node executable (pure, so its exact form is tested). */
-export function agentArgv(script: string, control: string, dataDir: string): string[] {
-  return [script, 'agent', '--control', control, '--data-dir', dataDir];
+export function agentArgv(script: string, control: string, dataDir: string, config?: string): string[] {
+  return [script, 'agent', '--control', control, '--data-dir', dataDir, ...(config ? ['--config', config] : [])];
 }
 
 export function spawnAgentChild(opts: AgentChildOptions): AgentChild {
-  const child = spawn(opts.node, agentArgv(opts.script, opts.control, opts.dataDir), {
+  const child = spawn(opts.node, agentArgv(opts.script, opts.control, opts.dataDir, opts.config), {
     env: { ...process.env, DENV_ENROLLMENT_KEY: opts.enrollmentKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a Ctrl-C in the terminal reaches only `denv dev`, which then stops

@@ -16,6 +16,8 @@ import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
 import { registerHosts } from './commands/hosts.js';
 import { registerServer } from './commands/server.js';
+import { registerPreflight } from './commands/preflight.js';
+import { registerSign } from './commands/sign.js';
 import { addGlobalOptions } from './config.js';
 import { examples } from './help.js';
 import { formatError } from './output.js';
@@ -72,6 +74,8 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEvents(program);
   registerHosts(program);
   registerEnrollmentKey(program);
+  registerSign(program);
+  registerPreflight(program);
   return program;
 }
 

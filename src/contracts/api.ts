@@ -21,6 +21,8 @@ export const createProjectBody = z.strictObject({
   repo: z.string().optional(),
   branch: z.string().optional(),
   approval: z.enum(['auto', 'required']).optional(),
+  /** Refuse deploy requests without an `envelope` (signed image deploys only). */
+  require_signed: z.boolean().optional(),
 });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),

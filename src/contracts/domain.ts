@@ -108,6 +108,8 @@ export interface Project {
   readonly repo: string | null;
   readonly branch: string | null;
   readonly approval: 'auto' | 'required';
+  /** Deploys must carry a signed envelope (DESIGN §7); the agents verify it with their own keys. */
+  readonly require_signed: boolean;
   readonly created_at: string;
 }
 

@@ -72,14 +72,15 @@ export async function connectedHostCount(api: Api): Promise<number> {
 }
 
 /** `datasets`: the agent's dataset root (e.g. a btrfs mount); default `<agent data dir>/datasets`. */
-export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlPlaneOptions>; datasets?: string } = {}): Promise<Harness> {
+/** `agentConfig`: the agent's agent.yaml (keys, allowlists, network) for signed image deploys. */
+export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlPlaneOptions>; datasets?: string; agentConfig?: string } = {}): Promise<Harness> {
   const dataDir = freshDataDir();
   const agentDir = join(dataDir, 'agent');
   const cp = await startControlPlane({ port: 0, ...(await storeOptions(o.store ?? 'pglite', join(dataDir, 'cp'))), ...FAST_TIMINGS, ...o.cp, log: () => {} });
   const api = new Api(cp.url, cp.adminToken);
   const key = await cp.createEnrollmentKey();
   const ports = testPortRange();
-  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets });
+  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig });
   const hostId = await waitFor(async () => {
     const { body } = await api.get('/v1/hosts');
     return (body.items as { id: string; status: string }[]).find((h) => h.status === 'connected')?.id;
@@ -94,7 +95,7 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
     },
     async restartAgent() {
       await agent.kill('SIGKILL');
-      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets });
+      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig });
       await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
     },
     async close() {

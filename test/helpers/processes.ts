@@ -54,19 +54,23 @@ export function spawnDenv(args: readonly string[], env: Record<string, string> =
 }
 
 let portBlocks = 0;
-/** A block of 100 host ports no other test agent uses: test files run in parallel workers, each
- *  with its own VITEST_POOL_ID, and several agents share this machine. */
+/** A block of 25 host ports no other test agent uses: test files run in parallel workers (each
+ *  with its own VITEST_POOL_ID), several agents share this machine, and a developer may run two
+ *  vitest processes at once (told apart by the parent pid). */
 export function testPortRange(): string {
   const worker = Number(process.env.VITEST_POOL_ID ?? 0) % 8;
-  const block = portBlocks++ % 40;
-  const min = 30000 + worker * 4000 + block * 100;
-  return `${min}-${min + 99}`;
+  const run = process.ppid % 4;
+  const block = portBlocks++ % 12;
+  // 10000–19599: below the kernel's ephemeral range and apart from the agent unit tests' 2xxxx.
+  const min = 10000 + (run * 8 + worker) * 300 + block * 25;
+  return `${min}-${min + 24}`;
 }
 
-export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string; ports?: string; datasets?: string }): Child {
+export function startAgentProcess(o: { control: string; enrollmentKey?: string; dataDir: string; name?: string; ports?: string; datasets?: string; config?: string; env?: Record<string, string> }): Child {
   const args = ['agent', '--control', o.control, '--data-dir', o.dataDir, '--ports', o.ports ?? testPortRange()];
   if (o.datasets) args.push('--datasets', o.datasets);
+  if (o.config) args.push('--config', o.config);
   if (o.enrollmentKey) args.push('--enrollment-key', o.enrollmentKey);
   if (o.name) args.push('--name', o.name);
-  return spawnDenv(args);
+  return spawnDenv(args, o.env);
 }

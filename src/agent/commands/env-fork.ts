@@ -15,7 +15,7 @@ import type { CommandHandler } from './handler.js';
 export const envFork: CommandHandler<'env.fork'> = {
   run: (p, ctx, receivedAt) =>
     ctx.envLocks.run(p.env, async () => {
-      assertRunnable(p.services);
+      assertRunnable(p.services, Boolean(ctx.pipeline?.docker)); // before any data is forked
       let forkedInMs = 0;
       if (ctx.runtime.list(p.env).length === 0) {
         const t0 = performance.now();

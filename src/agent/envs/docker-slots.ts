@@ -15,7 +15,7 @@ import type { PipelineHost } from '../pipeline/pipeline-host.js';
 import { endpointOf } from '../pipeline/slot-plan.js';
 import { waitContainerHealthy } from '../runtimes/docker/container-health.js';
 import type { DeployedService, SlotRecord } from '../runtimes/docker/slot-store.js';
-import { composeProjectName, slotFileKey, slotPortOwner, type Slot } from '../runtimes/docker/slot.js';
+import { slotFileKey, slotPortOwner, type Slot } from '../runtimes/docker/slot.js';
 
 export type ActivateResult = { readonly ok: true; readonly port: number; readonly endpoint: string; readonly restored: string } | { readonly ok: false; readonly port: number; readonly message: string };
 
@@ -47,7 +47,7 @@ export function activateSlot(host: PipelineHost, slot: Slot, version: string, sp
     const record = await host.slots.read(slot);
     const want = record ? chooseDeploy(record, version, spec) : null;
     if (!record || !want) return { ok: false, port: record?.current?.port ?? 0, message: `${slot.service}: no verified deploy of this service matches version ${version} on this host; deploy it with a signed envelope` };
-    const project = composeProjectName(slot);
+    const project = host.slots.projectOf(slot);
     const container = await docker.container(project, slot.service);
     const image = container?.running ? await docker.image(want.image) : null;
     if (!(container?.running && image?.id === container.image)) {
@@ -66,7 +66,7 @@ export function removeSlot(host: PipelineHost, slot: Slot): Promise<boolean> {
     const record = await host.slots.read(slot);
     let removed = false;
     if (host.docker) {
-      const project = composeProjectName(slot);
+      const project = host.slots.projectOf(slot);
       removed = (await host.docker.container(project, slot.service)) !== null;
       if (removed) await host.docker.down(project, await writeCompose(host, slot, record?.current?.compose ?? record?.previous?.compose ?? 'services: {}\n'));
     }
@@ -95,7 +95,7 @@ export async function stopSlots(host: PipelineHost, scope: string): Promise<numb
     const slot = { scope, service: rec.service };
     await host.locks.run(slotFileKey(slot), async () => {
       if (!host.docker || !rec.current) return;
-      const project = composeProjectName(slot);
+      const project = host.slots.projectOf(slot);
       if (!(await host.docker.container(project, slot.service))) return;
       await host.docker.down(project, await writeCompose(host, slot, rec.current.compose));
       stopped++;
@@ -109,7 +109,7 @@ async function runningContainers(host: PipelineHost, scope: string): Promise<str
   if (!host.docker) return [];
   const ids: string[] = [];
   for (const rec of await host.slots.list(scope)) {
-    const c = await host.docker.container(composeProjectName({ scope, service: rec.service }), rec.service);
+    const c = await host.docker.container(host.slots.projectOf({ scope, service: rec.service }), rec.service);
     if (c?.running && c.status !== 'paused') ids.push(c.id);
   }
   return ids;

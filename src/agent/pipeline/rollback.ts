@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { messageOf } from '../../contracts/errors.js';
 import { waitContainerHealthy } from '../runtimes/docker/container-health.js';
-import { composeProjectName, slotFileKey, slotPortOwner } from '../runtimes/docker/slot.js';
+import { slotFileKey, slotPortOwner } from '../runtimes/docker/slot.js';
 import { endpointOf } from './slot-plan.js';
 import type { StageContext } from './stage.js';
 
@@ -20,7 +20,7 @@ export interface RollbackResult {
 
 export async function rollback({ host, req, state }: StageContext): Promise<RollbackResult> {
   const docker = host.docker!;
-  const project = composeProjectName(req.slot);
+  const project = host.slots.projectOf(req.slot);
   const file = host.slots.composeFileOf(req.slot);
   const previous = state.record?.current ?? null;
   const started = Date.now();

@@ -50,7 +50,7 @@ function healthcheckOf(health: HealthSpec): ComposeHealthcheck | null {
   return { test, interval_ms: health.interval_ms, timeout_ms: health.timeout_ms, retries: health.retries, start_period_ms: health.start_period_ms };
 }
 
-export function composeInputOf(req: PipelineRequest, target: Target & { digest: string }, config: SlotConfig, port: number, envFile: string | null): ComposeInput {
+export function composeInputOf(req: PipelineRequest, target: Target & { digest: string }, config: SlotConfig, port: number, envFile: string | null, agentTag: string): ComposeInput {
   return {
     service: req.slot.service,
     image: `${target.repository}@${target.digest}`,
@@ -64,7 +64,7 @@ export function composeInputOf(req: PipelineRequest, target: Target & { digest: 
     command: config.command,
     workingDir: config.workingDir,
     healthcheck: healthcheckOf(config.health),
-    labels: { 'dev.denv.digest': target.digest, 'dev.denv.slot': slotKey(req.slot) },
+    labels: { 'dev.denv.agent': agentTag, 'dev.denv.digest': target.digest, 'dev.denv.slot': slotKey(req.slot) },
   };
 }
 

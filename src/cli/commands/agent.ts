@@ -5,12 +5,14 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CliError } from '../cli-error.js';
 import { DEFAULT_DATA_DIR, optionsOf, parseHttpUrl } from '../config.js';
 import { examples, say } from '../help.js';
 import { onShutdown } from '../signals.js';
 
 interface AgentOptions {
-  readonly control: string;
+  readonly control?: string;
+  readonly config?: string;
   readonly enrollmentKey?: string;
   readonly name?: string;
   readonly ports?: { min: number; max: number };
@@ -30,7 +32,8 @@ export function registerAgent(program: Command): void {
   program
     .command('agent')
     .description('run a host agent that dials out to a control plane and deploys what it is told to')
-    .requiredOption('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws)', parseHttpUrl)
+    .option('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws); without it the agent only serves its config\'s `listen`', parseHttpUrl)
+    .addOption(new Option('--config <file>', 'agent.yaml: name, trusted_keys, allow, listen, datasets, require_signature, network (docs/envelope.md)').env('DENV_AGENT_CONFIG'))
     .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
     .option('--name <name>', "this host's name (default: the machine's hostname)")
     .addOption(new Option('--datasets <dir>', 'dataset root (default <data-dir>/datasets); on btrfs, snapshots and forks are O(1) subvolume snapshots').env('DENV_AGENT_DATASETS'))
@@ -41,6 +44,8 @@ export function registerAgent(program: Command): void {
         'DENV_ENROLLMENT_KEY=<key> denv agent --control http://127.0.0.1:4600 --data-dir /var/lib/denv-agent',
         '# later runs reuse the credential saved in the data dir:',
         'denv agent --control http://127.0.0.1:4600 --data-dir /var/lib/denv-agent',
+        '# signed image deploys, and POST /deploy for CI on the config\'s listen address:',
+        'denv agent --config /etc/denv/agent.yaml --control http://127.0.0.1:4600',
         `# --data-dir defaults to ${DEFAULT_DATA_DIR}/agent for the agent`,
       ),
     )
@@ -52,12 +57,17 @@ export function registerAgent(program: Command): void {
       const shutdown = onShutdown();
       try {
         const { startAgent } = await import('../../agent/agent.js');
-        say(`connecting to ${opts.control}…`);
-        const agent = startAgent({ control: opts.control, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets: opts.datasets && path.resolve(opts.datasets), log: say });
+        const { loadAgentConfig } = await import('../../agent/config/agent-config.js');
+        const config = opts.config ? await loadAgentConfig(opts.config) : undefined;
+        if (!opts.control && !config?.listen) throw new CliError('USAGE', 'nothing to do: pass --control <url>, or --config with a `listen` address (standalone mode)');
+        if (opts.control) say(`connecting to ${opts.control}…`);
+        const datasets = opts.datasets ? path.resolve(opts.datasets) : (config?.datasets ?? undefined);
+        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets, log: say });
         try {
-          // A refused enrollment (hostId rejects) ends the command with that error.
-          const connected = agent.hostId.then((id: string) => say(`agent connected to ${opts.control} as ${id} (data in ${dataDir})`));
-          await Promise.race([shutdown.stopped, connected.then(() => shutdown.stopped)]);
+          // A refused enrollment (hostId rejects) or a listener that cannot bind ends the command with that error.
+          const listening = agent.standalone.then(() => undefined);
+          const connected = opts.control ? agent.hostId.then((id: string) => say(`agent connected to ${opts.control} as ${id} (data in ${dataDir})`)) : listening;
+          await Promise.race([shutdown.stopped, Promise.all([connected, listening]).then(() => shutdown.stopped)]);
           say('stopping the agent…');
         } finally {
           await agent.close();

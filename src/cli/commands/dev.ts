@@ -29,6 +29,7 @@ const AGENT_WAIT_MS = 60_000;
 interface DevOptions {
   readonly databaseUrl?: string;
   readonly example: boolean;
+  readonly agentConfig?: string;
 }
 
 export interface BannerInput {
@@ -98,6 +99,7 @@ export function registerDev(program: Command): void {
     .description('run denv locally: control plane, web UI, one local agent, and the bundled example app')
     .addOption(new Option('--database-url <url>', 'PostgreSQL server URL (default: embedded PostgreSQL in <data-dir>)').env('DATABASE_URL'))
     .option('--no-example', 'do not deploy the bundled example app (examples/hello)')
+    .option('--agent-config <file>', "the local agent's agent.yaml (trusted keys, allowlists, listen for standalone deploys)")
     .addHelpText(
       'after',
       examples(
@@ -125,6 +127,7 @@ export function registerDev(program: Command): void {
             control: cp.url,
             enrollmentKey,
             dataDir: path.join(dataDir, 'agent'),
+            ...(opts.agentConfig ? { config: path.resolve(opts.agentConfig) } : {}),
             write: say,
           });
           // The agent exiting on its own (not because we are stopping) ends `dev` with an error.

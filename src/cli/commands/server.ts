@@ -3,7 +3,7 @@
  * hands back in-flight work; unfinished deployments resume on the next start).
  */
 import path from 'node:path';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ADMIN_TOKEN_FILE, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { onShutdown } from '../signals.js';
@@ -11,7 +11,15 @@ import { onShutdown } from '../signals.js';
 interface ServerOptions {
   readonly databaseUrl?: string;
   readonly host: string;
+  readonly resendAfter?: number;
+  readonly commandTimeout?: number;
 }
+
+const positiveMs = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of milliseconds');
+  return n;
+};
 
 export function registerServer(program: Command): void {
   program
@@ -19,6 +27,8 @@ export function registerServer(program: Command): void {
     .description('run the control plane: API, web UI, agent gateway (/agent/ws) and background sweeps')
     .addOption(new Option('--database-url <url>', 'PostgreSQL server URL (default: embedded PostgreSQL in <data-dir>)').env('DATABASE_URL'))
     .addOption(new Option('--host <address>', 'address to listen on; agents on other machines need a reachable one').env('DENV_HOST').default('127.0.0.1'))
+    .addOption(new Option('--resend-after <ms>', 'an in-flight agent command is not re-sent for this long (default 600000, seed 002)').argParser(positiveMs).env('DENV_RESEND_AFTER_MS'))
+    .addOption(new Option('--command-timeout <ms>', 'bound on every phase (default 900000)').argParser(positiveMs).env('DENV_COMMAND_TIMEOUT_MS'))
     .addHelpText(
       'after',
       examples(
@@ -35,7 +45,10 @@ export function registerServer(program: Command): void {
       try {
         // Loaded on demand: client commands should not pay for the server's dependencies.
         const { startControlPlane } = await import('../../control-plane/control-plane.js');
-        const cp = await startControlPlane({ port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say });
+        const cp = await startControlPlane({
+          port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say,
+          resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout,
+        });
         try {
           say(`denv control plane listening on ${cp.url}`);
           say(`admin token: ${path.join(dataDir, ADMIN_TOKEN_FILE)}`);

@@ -5,6 +5,7 @@ import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type EnvRow, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
+import { checkSignedDeploy } from './signed-deploy.js';
 import { decodeCursor, page } from './paging.js';
 import { route } from './route.js';
 
@@ -21,8 +22,8 @@ export const projectRoutes = [
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
-        'insert into projects (id, team, name, compose, repo, branch, approval) values ($1, $2, $3, $4, $5, $6, $7) returning *',
-        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto'],
+        'insert into projects (id, team, name, compose, repo, branch, approval, require_signed) values ($1, $2, $3, $4, $5, $6, $7, $8) returning *',
+        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false],
       );
       return toProject(rows[0]!);
     },
@@ -48,17 +49,17 @@ export const projectRoutes = [
     method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202,
     async handler({ db, bus }, { auth, body, params }) {
       if (body.source) throw new DenvError('BAD_REQUEST', 'source: deploy-from-source is not available yet; send compose');
-      if (body.envelope) throw new DenvError('BAD_REQUEST', 'envelope: signed deploys are not available yet');
       if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
       const project = await findProject(db, auth.team, params.project!);
       const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
       if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
       const spec = parseSpec(compose);
+      checkSignedDeploy(project, spec, body.envelope);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {
         const { env, deployment: dep } = await requestDeploy(tx, {
           team: auth.team, project: project.id, envName: body.env, stage: body.env === 'production' ? 'production' : 'preview',
-          params: { spec, warm, target: body.target ?? null },
+          params: { spec, warm, target: body.target ?? null, ...(body.envelope ? { envelope: body.envelope } : {}) },
         });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });

@@ -153,7 +153,7 @@ export class Engine {
         await this.commit(dep, { status: 'running', started: true });
         await db.tx(async (tx) => {
           await onDeploymentStarted(tx, dep);
-          for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) await appendEvent(tx, { team: dep.team, subject, type: 'deployment.started', data: { kind: dep.kind } });
+          for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) await appendEvent(tx, { team: dep.team, subject, type: 'deployment.started', data: { kind: dep.kind, control_plane: this.owner } });
         });
       }
       const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;

@@ -26,6 +26,8 @@ const OUTCOMES: Partial<Record<DeploymentKind, Outcome>> = {
   fork: { from: ['deploying'], ok: 'running', failed: 'failed' },
   // DELETE /v1/envs/{env} and the teardown action set `tearing_down`; a failed teardown is retryable from `failed`.
   destroy: { from: ['tearing_down'], ok: 'torn_down', failed: 'failed' },
+  // A rollback that brings a failed env back to a healthy snapshot makes it serve again.
+  rollback: { from: ['failed'], ok: 'running', failed: 'failed' },
 };
 
 export async function onDeploymentStarted(_db: Db, _dep: DeploymentRow): Promise<void> {

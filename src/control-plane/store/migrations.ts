@@ -156,6 +156,14 @@ alter table hosts add column removed_at timestamptz;
 alter table hosts add column connected_to text;
 `,
   },
+  {
+    id: 3,
+    name: 'signed_deploys',
+    sql: `
+-- A project that requires signed deploys refuses a deploy request without an envelope (DESIGN §7).
+alter table projects add column require_signed boolean not null default false;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -4,7 +4,6 @@
  * A failure rolls back to the previous image and env.
  */
 import { waitContainerHealthy } from '../../runtimes/docker/container-health.js';
-import { composeProjectName } from '../../runtimes/docker/slot.js';
 import { endpointOf } from '../slot-plan.js';
 import { failed, ok, type Stage } from '../stage.js';
 
@@ -16,7 +15,7 @@ export const health: Stage = {
     if (!docker) return failed('no docker runtime on this host');
     const deployed = state.deployed!;
     const started = Date.now();
-    const project = composeProjectName(req.slot);
+    const project = host.slots.projectOf(req.slot);
     const verdict = await waitContainerHealthy(deployed.health, { docker, project, service: req.slot.service, port: deployed.port });
     const evidence = { kind: deployed.health.kind, port: deployed.port, healthy_in_ms: Date.now() - started };
     if (!verdict.ok) {

@@ -4,7 +4,6 @@
  * and no edge left degraded → stop with `no_op`. Anything else says what changed and lets the
  * deploy go on. Reads only.
  */
-import { composeProjectName } from '../../runtimes/docker/slot.js';
 import { healthyNow } from '../../runtimes/docker/container-health.js';
 import { configHashOf, endpointOf, slotConfigOf } from '../slot-plan.js';
 import { failed, ok, type Stage } from '../stage.js';
@@ -28,11 +27,11 @@ export const idempotency: Stage = {
     ];
     if (changed.length > 0) return ok(`changed: ${changed.join(', ')}`, evidence);
     if (current.edge.proxy.status === 'failed' || current.edge.dns.status === 'failed') return ok('same digest and env, but the edge was degraded: converging', evidence);
-    const container = await docker.container(composeProjectName(req.slot), req.slot.service);
+    const container = await docker.container(host.slots.projectOf(req.slot), req.slot.service);
     if (!container) return ok('same digest and env, but no container: recreating', evidence);
     const image = await docker.image(current.image);
     if (!image || image.id !== container.image) return ok('same digest and env, but the container runs another image: recreating', evidence);
-    const health = await healthyNow(current.health, { docker, project: composeProjectName(req.slot), service: req.slot.service, port: current.port }, container);
+    const health = await healthyNow(current.health, { docker, project: host.slots.projectOf(req.slot), service: req.slot.service, port: current.port }, container);
     if (!health.ok) return ok(`same digest and env, but not healthy (${health.detail}): recreating`, evidence);
     state.endpoint = endpointOf(current.port);
     state.port = current.port;

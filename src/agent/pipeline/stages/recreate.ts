@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildComposeFile } from '../../runtimes/docker/compose-file.js';
-import { composeProjectName, slotPortOwner } from '../../runtimes/docker/slot.js';
+import { slotPortOwner } from '../../runtimes/docker/slot.js';
 import { composeInputOf, slotConfigOf } from '../slot-plan.js';
 import { failed, ok, type Stage } from '../stage.js';
 
@@ -28,11 +28,11 @@ export const recreate: Stage = {
     const port = await slotPort(host, slotPortOwner(req.slot));
     state.port = port;
     const config = slotConfigOf(req, target, host.config.network);
-    const compose = buildComposeFile(composeInputOf(req, { ...target, digest }, config, port, state.envFile));
+    const compose = buildComposeFile(composeInputOf(req, { ...target, digest }, config, port, state.envFile, host.slots.agentTag));
     const file = host.slots.composeFileOf(req.slot);
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeFile(file, compose, { mode: 0o600 });
-    const project = composeProjectName(req.slot);
+    const project = host.slots.projectOf(req.slot);
     state.changed = true;
     await docker.up(project, file);
     state.deployed = {

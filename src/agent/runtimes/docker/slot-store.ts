@@ -11,7 +11,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HealthSpec } from '../../../contracts/spec.js';
 import { readJsonOrNull, writeJsonAtomic } from '../../files.js';
-import { composeProjectName, slotFileKey, type Slot } from './slot.js';
+import { agentTagOf, composeProjectName, slotFileKey, type Slot } from './slot.js';
 
 export interface EdgeState {
   readonly proxy: { readonly provider: string; readonly status: 'ok' | 'skipped' | 'failed' };
@@ -53,9 +53,17 @@ export interface SlotRecord {
 
 export class SlotStore {
   readonly root: string;
+  /** Names this agent in Compose project names and the `dev.denv.agent` container label. */
+  readonly agentTag: string;
 
   constructor(dataDir: string) {
     this.root = path.join(dataDir, 'docker');
+    this.agentTag = agentTagOf(path.resolve(dataDir));
+  }
+
+  /** The slot's Compose project on this agent. */
+  projectOf(slot: Slot): string {
+    return composeProjectName(slot, this.agentTag);
   }
 
   dirOf(slot: Slot): string {
@@ -72,7 +80,7 @@ export class SlotStore {
 
   /** Replace the slot's record atomically. */
   async write(slot: Slot, current: DeployedService | null, previous: DeployedService | null): Promise<SlotRecord> {
-    const record: SlotRecord = { scope: slot.scope, service: slot.service, project: composeProjectName(slot), current, previous };
+    const record: SlotRecord = { scope: slot.scope, service: slot.service, project: this.projectOf(slot), current, previous };
     await writeJsonAtomic(path.join(this.dirOf(slot), 'record.json'), record, 0o600);
     return record;
   }

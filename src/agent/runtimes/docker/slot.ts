@@ -26,12 +26,16 @@ export function slotFileKey(s: Slot): string {
 
 /**
  * The Compose project name: lowercase letters, digits and `-` only (Compose v1 silently drops
- * anything else, v2 refuses it), unique per slot thanks to the hash suffix.
+ * anything else, v2 refuses it), unique per slot *and per agent* (`agentTag`, from its data dir):
+ * two agents on one engine — tests, or hosts sharing a machine — never share a project.
  */
-export function composeProjectName(s: Slot): string {
+export function composeProjectName(s: Slot, agentTag: string): string {
   const base = `denv-${s.scope}-${s.service}`.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/-+/g, '-').slice(0, 50).replace(/-$/, '');
-  return `${base}-${hash8(s)}`;
+  return `${base}-${createHash('sha256').update(`${agentTag}/${slotKey(s)}`).digest('hex').slice(0, 8)}`;
 }
+
+/** A short tag naming one agent (its data dir) in project names and container labels. */
+export const agentTagOf = (dataDir: string): string => createHash('sha256').update(dataDir).digest('hex').slice(0, 8);
 
 /** Its owner string in `ports.json`. Never starts with `<env>/`, so the process runtime's per-version port release never frees it. */
 export const slotPortOwner = (s: Slot): string => `docker/${slotKey(s)}`;

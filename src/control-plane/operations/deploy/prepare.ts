@@ -1,6 +1,14 @@
+import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
+
+/** Per image service: its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
+function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(pipelines).map(([service, p]) => [service, { state: p.state, stages: p.stages.map((s) => ({ name: s.name, status: s.status, ...(s.detail ? { detail: s.detail } : {}) })) }]),
+  );
+}
 
 /** Send env.create: the agent prepares datasets, starts the version's services on fresh ports
  *  beside any running version, waits for health and probes egress. Whether the services started
@@ -9,7 +17,7 @@ export const prepare: PhaseDef = {
   name: 'prepare',
   async run(ctx) {
     const state = stateOf(ctx.state);
-    const { spec } = paramsOf(ctx.deployment.params);
+    const { spec, envelope } = paramsOf(ctx.deployment.params);
     const host = await connectedHost(ctx, state.host, 'prepare');
     const result = await ctx.call(host, 'env.create', {
       env: ctx.deployment.env,
@@ -17,9 +25,17 @@ export const prepare: PhaseDef = {
       services: { ...spec.services },
       volumes: [...spec.volumes],
       retire_others: false,
+      ...(envelope ? { envelope } : {}),
     });
     state.create = result;
     if (!result) throw new PhaseFailed('agent returned no result');
-    return ok({ version: state.version, endpoints: result.endpoints, datasets: result.datasets, egress: result.egress, outcome: result.outcome });
+    return ok({
+      version: state.version,
+      endpoints: result.endpoints,
+      datasets: result.datasets,
+      egress: result.egress,
+      outcome: result.outcome,
+      ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}),
+    });
   },
 };

@@ -1,4 +1,5 @@
 /** What deploy phases leave for later phases in the deployment's resumable state. */
+import type { Envelope } from '../../../contracts/envelope.js';
 import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import type { Spec } from '../../../contracts/spec.js';
 
@@ -6,6 +7,8 @@ export interface DeployParams {
   readonly spec: Spec;
   readonly warm: readonly string[] | null;
   readonly target: { readonly host?: string; readonly cloud?: string } | null;
+  /** A signed deploy's envelope, relayed to the agent as received (never shown in evidence or events). */
+  readonly envelope?: Envelope;
 }
 
 export interface DeployState {

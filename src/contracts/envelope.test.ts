@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseImageRef, peekEnvelopeService } from './envelope.js';
+
+const DIGEST = `sha256:${'a'.repeat(64)}`;
+const payload = (extra: Record<string, unknown> = {}) => ({
+  service: 'web',
+  repository: '127.0.0.1:5000/team/web',
+  digest: DIGEST,
+  host: 'host-a',
+  expires_at: '2030-01-01T00:00:00Z',
+  nonce: 'n-1',
+  ...extra,
+});
+const wrap = (p: unknown, signature = 'AAAA') => ({ payload: Buffer.from(typeof p === 'string' ? p : JSON.stringify(p)).toString('base64'), signature });
+
+describe('decodeEnvelope', () => {
+  it('keeps the exact payload bytes next to the parsed payload', () => {
+    const text = JSON.stringify(payload({ env: { A: 'x y' }, health: { path: '/healthz', timeout: '5s' }, edge: { hostnames: ['app.example.com'] } }));
+    const res = decodeEnvelope(wrap(text));
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.value.payloadBytes.toString('utf8')).toBe(text);
+    expect(res.value.payload.env).toEqual({ A: 'x y' });
+    expect(res.value.signature).toEqual(Buffer.from('AAAA', 'base64'));
+  });
+
+  it.each([
+    [{ ...wrap(payload()), extra: 1 }, /^envelope: unknown field "extra"/],
+    [{ payload: 'not base64!', signature: 'AAAA' }, /^envelope: payload: expected canonical base64/],
+    [{ payload: Buffer.from('{}').toString('base64').replace(/=+$/, ''), signature: 'AAAA' }, /canonical base64/],
+    [wrap('{"service":'), /^payload: not valid JSON/],
+    [wrap(payload({ admin: true })), /^payload: unknown field "admin"/],
+    [wrap(payload({ digest: 'sha256:abc' })), /^payload\.digest: expected sha256:/],
+    [wrap(payload({ repository: 'r/app:latest' })), /^payload\.repository: /],
+    [wrap(payload({ env: { 'BAD-KEY': 'x' } })), /^payload\.env\.BAD-KEY/],
+    [wrap(payload({ env: { K: 'two\nlines' } })), /line breaks/],
+    [wrap(payload({ expires_at: 'tomorrow' })), /^payload\.expires_at/],
+    [wrap(payload({ health: { path: '/', retries: 3 } })), /^payload\.health: unknown field "retries"/],
+  ])('refuses %j', (raw, message) => {
+    const res = decodeEnvelope(raw);
+    expect(res.ok).toBe(false);
+    if (!res.ok) expect(res.message).toMatch(message);
+  });
+
+  it('refuses invalid UTF-8 in the payload', () => {
+    const res = decodeEnvelope({ payload: Buffer.from([0x7b, 0xff, 0x7d]).toString('base64'), signature: 'AAAA' });
+    expect(res).toEqual({ ok: false, message: 'payload: not valid UTF-8' });
+  });
+});
+
+describe('checkExpiry', () => {
+  const now = Date.parse('2030-01-01T00:00:00Z');
+  it('refuses expired envelopes and envelopes more than 1 h (plus 30 s of skew) ahead', () => {
+    expect(checkExpiry('2029-12-31T23:59:59Z', now)).toMatch(/^expired at/);
+    expect(checkExpiry('2030-01-01T00:00:00Z', now)).toMatch(/^expired at/);
+    expect(checkExpiry('2030-01-01T01:00:00Z', now)).toBeNull();
+    expect(checkExpiry('2030-01-01T01:00:30Z', now)).toBeNull();
+    expect(checkExpiry('2030-01-01T01:00:31Z', now)).toMatch(/more than 1 h ahead/);
+  });
+});
+
+describe('image references and allowlists', () => {
+  it('splits repository, tag and digest without normalising', () => {
+    expect(parseImageRef('127.0.0.1:5000/team/web')).toEqual({ repository: '127.0.0.1:5000/team/web', tag: null, digest: null });
+    expect(parseImageRef(`127.0.0.1:5000/web:1.2@${DIGEST}`)).toEqual({ repository: '127.0.0.1:5000/web', tag: '1.2', digest: DIGEST });
+    expect(parseImageRef('nginx:latest')).toEqual({ repository: 'nginx', tag: 'latest', digest: null });
+  });
+
+  it('matches repository prefixes at path boundaries and service prefixes as strings', () => {
+    expect(allowedRepository('reg:5000/team/web', ['reg:5000/team'])).toBe(true);
+    expect(allowedRepository('reg:5000/team', ['reg:5000/team'])).toBe(true);
+    expect(allowedRepository('reg:5000/teamster/web', ['reg:5000/team'])).toBe(false);
+    expect(allowedRepository('reg:5000/teamster/web', ['reg:5000/'])).toBe(true);
+    expect(allowedRepository('reg:5000/web', [])).toBe(false);
+    expect(allowedRepository('reg:5000/web', [''])).toBe(false);
+    expect(allowedService('web-canary', ['web'])).toBe(true);
+    expect(allowedService('api', ['web'])).toBe(false);
+  });
+
+  it('peeks the service of an envelope without trusting it', () => {
+    expect(peekEnvelopeService(wrap(payload()))).toBe('web');
+    expect(peekEnvelopeService(wrap(payload({ service: '../etc' })))).toBeNull();
+    expect(peekEnvelopeService({ payload: 42 })).toBeNull();
+    expect(peekEnvelopeService(null)).toBeNull();
+  });
+});
