@@ -78,7 +78,7 @@ export function signEnvelope(payload, pem) {
 /** The per-stage table, as `denv preflight` prints it. */
 export function formatStages(answer) {
   const rows = answer.stages.map((s) => [s.name, s.status, `${s.took_ms} ms`, s.detail ?? '']);
-  const head = ['stage', 'status', 'took', 'detail'];
+  const head = ['STAGE', 'STATUS', 'TOOK', 'DETAIL'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(head), ...rows.map(line), `state: ${answer.state}`, ...(answer.endpoint ? [`endpoint: ${answer.endpoint}`] : [])].join('\n');

@@ -247,6 +247,25 @@ describe('denv client commands', () => {
     expect(afterRows[1]!.split(/\s+/).slice(0, 3)).toEqual(rows[2]!.split(/\s+/).slice(0, 3));
   });
 
+  it('deploy to a project needing approval shows the plan and how to approve; env approve --watch runs it; a refused action prints the 409', async () => {
+    expect((await h.api.post('/v1/projects', { name: 'gated', approval: 'required' })).status).toBe(201);
+    const run = await cli('deploy', '-f', composeFile('gated.yaml', { VERSION: 'g1' }), '--project', 'gated');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('plan awaiting approval for env production');
+    expect(run.stdout).toContain('web: process `node app.mjs`');
+    const envOf = /denv env approve (env_\S+)/.exec(run.stdout);
+    expect(envOf, run.stdout).not.toBeNull();
+    const approve = await cli('env', 'approve', envOf![1]!, '--watch');
+    expect(approve.code, approve.stdout + approve.stderr).toBe(0);
+    expect(lastLine(approve.stdout)).toMatch(/^succeeded in /);
+    const again = await cli('env', 'approve', envOf![1]!);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toMatch(/^error \(INVALID_TRANSITION\): cannot approve env production \(env_\S+\): it is running; allowed now: replan, stop, teardown, separate$/);
+    const stop = await cli('env', 'stop', envOf![1]!, '--watch');
+    expect(stop.code, stop.stdout + stop.stderr).toBe(0);
+    expect((await get(`/v1/envs/${envOf![1]}`)).status).toBe('stopped');
+  });
+
   it('prints errors as error (CODE): message on stderr and exits 1', async () => {
     const missing = path.join(tmp, 'nowhere');
     const [noDep, watchNoDep, noEnv, badProject, badUrl, badPort, badToken, noToken] = await Promise.all([

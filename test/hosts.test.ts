@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { waitFor } from './helpers/api.js';
-import { startHarness, type Harness } from './helpers/harness.js';
+import { killServiceProcesses, startHarness, type Harness } from './helpers/harness.js';
 import { startAgentProcess } from './helpers/processes.js';
 import { freshDataDir } from './helpers/stores.js';
 
@@ -63,6 +63,33 @@ describe('hosts', () => {
     } finally {
       await first.kill('SIGKILL');
       await second?.kill('SIGKILL');
+    }
+  });
+
+  it('drains a host: refused while envs are placed there, then removed with its credential revoked and its socket closed', async () => {
+    const key = (await h.api.post('/v1/enrollment-keys', {})).body.key;
+    const victimDir = join(freshDataDir(), 'v');
+    const victim = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: victimDir, name: 'victim' });
+    try {
+      const id = await waitFor(async () => (await h.api.get('/v1/hosts')).body.items.find((x: { name: string; status: string }) => x.name === 'victim' && x.status === 'connected')?.id, 15_000, 'victim');
+      await h.api.post('/v1/projects', { name: 'pinned' });
+      const dep = await h.api.post('/v1/projects/pinned/deploy', { compose: { services: { web: { command: ['sleep', '60'] } } }, target: { host: 'victim' } });
+      expect((await h.api.finished(dep.body.deployment.id)).status).toBe('succeeded');
+      const refused = await h.api.req('DELETE', `/v1/hosts/${id}`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.message).toMatch(/still has 1 env\(s\) placed on it \(production\)/);
+      const removedAt = Date.now();
+      const removed = await h.api.req('DELETE', `/v1/hosts/${id}?force=true`);
+      expect(removed.status).toBe(200);
+      expect(removed.body.status).toBe('removed');
+      // the live socket is closed at once, and the agent's credential no longer works
+      await victim.waitForOutput(/unknown host or revoked credential/, 10_000);
+      expect(Date.now() - removedAt).toBeLessThan(10_000);
+      const types = (await h.api.get(`/v1/events?subject=host:${id}`)).body.items.map((e: { data: { status?: string } }) => e.data.status);
+      expect(types).toEqual(expect.arrayContaining(['deprovisioning', 'removed']));
+    } finally {
+      await victim.kill('SIGKILL');
+      killServiceProcesses(victimDir);
     }
   });
 });

@@ -164,4 +164,16 @@ describe('env lifecycle: every (status, action) pair', () => {
       }),
     );
   });
+
+  it('a planner that keeps failing sets failed with "use Re-plan to retry"; the deploy never reaches the host', async () => {
+    const res = await h.api.post('/v1/projects/auto/deploy', { env: `fail-${++n}`, compose: compose() });
+    const id = res.body.env.id as string;
+    await statusIs(id, 'failed');
+    const e = await env(id);
+    expect(e.last_error).toBe('planning failed: the model answered nonsense; use Re-plan to retry');
+    const dep = await h.api.finished(res.body.deployment.id);
+    expect(dep.status).toBe('failed');
+    expect(dep.phases.filter((p) => p.status !== 'skipped').map((p) => p.name)).toEqual(['verdict']);
+    expect(dep.phases.at(-1)!.evidence).toEqual({ plan_failed: 'the model answered nonsense' });
+  });
 });

@@ -46,10 +46,10 @@ describe('envelope signatures', () => {
     const sig = Buffer.from(env.signature, 'base64');
     expect(verifyPayload(bytes, sig, trusted)).not.toBeNull();
     const flipped = Buffer.from(bytes);
-    flipped[3] ^= 1;
+    flipped[3]! ^= 1;
     expect(verifyPayload(flipped, sig, trusted)).toBeNull();
     const badSig = Buffer.from(sig);
-    badSig[badSig.length - 1] ^= 1;
+    badSig[badSig.length - 1]! ^= 1;
     expect(verifyPayload(bytes, badSig, trusted)).toBeNull();
     expect(verifyPayload(bytes, signPayload(bytes, loadSigningKey(b.privatePem)), trusted)).toBeNull();
     const raw = sign('sha256', bytes, { key: a.privatePem, dsaEncoding: 'ieee-p1363' });

@@ -37,11 +37,13 @@ export function removeAgentContainers(dataDir: string): void {
 }
 
 /**
- * `config`: agent.yaml fields (keys as file paths); `listen` and `env_dir` are filled in.
+ * `config`: agent.yaml fields; `listen` and `env_dir` are filled in. `files` are written next to
+ * the config first (trusted keys: `trusted_keys: [ci.pub]` with `files: {'ci.pub': pem}`).
  * `control`: also connect to a control plane.
  */
-export async function startDockerAgent(config: Record<string, unknown>, o: { control?: string; enrollmentKey?: string; name?: string } = {}): Promise<DockerAgent> {
+export async function startDockerAgent(config: Record<string, unknown>, o: { control?: string; enrollmentKey?: string; name?: string; files?: Record<string, string> } = {}): Promise<DockerAgent> {
   const dir = mkdtempSync(join(tmpdir(), 'denv-docker-agent-'));
+  for (const [name, content] of Object.entries(o.files ?? {})) writeFileSync(join(dir, name), content);
   const envDir = mkdtempSync('/dev/shm/denv-test-env-');
   const dataDir = join(dir, 'data');
   const configFile = join(dir, 'agent.yaml');

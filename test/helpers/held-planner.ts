@@ -1,6 +1,6 @@
 /**
  * The host planner with a hold: envs whose name starts with `hold-` are not planned until
- * `release()`. It lets a test observe an env in `planning`; every other env is planned by the
+ * `release()`; envs named `fail-…` make it throw (a planner that keeps failing). It lets a test observe an env in `planning`; every other env is planned by the
  * real host planner. (The planner is an interface of the control plane; this is a test planner
  * behind it, not a stand-in for our code under test.)
  */
@@ -13,6 +13,7 @@ export function heldPlanner(): Planner & { release(): void } {
     name: 'host',
     async plan(input) {
       if (input.envName.startsWith('hold-')) await released;
+      if (input.envName.startsWith('fail-')) throw new Error('the model answered nonsense');
       return hostPlanner.plan(input);
     },
     release,
