@@ -100,7 +100,7 @@ describe('startAgent', () => {
     const { cp, agent, dataDir } = await setup();
     expect(await agent.hostId).toBe('host_1');
     const hello = cp.hellos[0]!;
-    expect(hello).toMatchObject({ protocol: 1, name: 'test-host', enrollment_key: 'enk_1', facts: { runtimes: ['process'], dataset_driver: 'copy', agent_version: '0.1.0', platform: process.platform } });
+    expect(hello).toMatchObject({ protocol: 1, name: 'test-host', enrollment_key: 'enk_1', facts: { runtimes: expect.arrayContaining(['process']), dataset_driver: 'copy', agent_version: '0.1.0', platform: process.platform } });
     expect(hello.credential).toBeUndefined();
     const credFile = path.join(dataDir, 'credential.json');
     expect(JSON.parse(await readFile(credFile, 'utf8'))).toEqual({ host_id: 'host_1', credential: 'cred_secret' });

@@ -10,6 +10,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { messageOf } from '../contracts/errors.js';
+import type { AgentMessage } from '../contracts/protocol.js';
 import { defaultAgentConfig, type AgentConfig } from './config/agent-config.js';
 import { openPipelineHost } from './pipeline/pipeline-host.js';
 import { startStandaloneServer, type StandaloneServer } from './standalone/standalone-server.js';
@@ -24,6 +25,8 @@ import { KeyedMutex } from './mutex.js';
 import { DEFAULT_PORT_RANGE, PortRegistry, type PortRange } from './ports.js';
 import { ReleasedEnvs } from './released-envs.js';
 import { LiveStatusReporter } from './telemetry/live-status.js';
+import { AgentTelemetry } from './telemetry/agent-telemetry.js';
+import { ExitReasons } from './telemetry/exit-reasons.js';
 
 /** How often services are probed for live status unless the control plane says otherwise. */
 const DEFAULT_LIVE_STATUS_MS = 10_000;
@@ -79,19 +82,21 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   let link: AgentLink | null = null;
   let runtime: ProcessRuntime | null = null;
   let liveReporter: LiveStatusReporter | null = null;
+  let telemetry: AgentTelemetry | null = null;
 
   const ready = (async () => {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const store = new CommandStore(path.join(dataDir, 'commands'), log);
     const pruned = await store.prune();
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
-    runtime = await ProcessRuntime.open({ dataDir, log });
+    const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
+    runtime = await ProcessRuntime.open({ dataDir, log, exitReasons });
     if (closed) return;
     const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? path.join(dataDir, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);
     const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
     const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name }, ports, log });
-    log(`image services: ${pipeline.docker ? `docker ${pipeline.docker.engineVersion}, ${pipeline.docker.compose.argv.join(' ')} ${pipeline.docker.compose.version}` : 'no docker runtime (engine not answering or no Compose)'}; ${config.trustedKeys.length} trusted key(s)`);
+    log(`image services: ${pipeline.docker ? `docker engine ${pipeline.docker.engineVersion}` : 'no docker runtime (the engine does not answer)'}; ${config.trustedKeys.length} trusted key(s)`);
     if (config.listen) {
       server = await startStandaloneServer(pipeline, config.listen).catch((err: unknown) => {
         rejectStandalone(new Error(`cannot listen on ${config.listen!.host}:${config.listen!.port}: ${messageOf(err)}`));
@@ -101,6 +106,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     }
     resolveStandalone(server?.url ?? null);
     if (opts.control === undefined) return;
+    // Sends on whatever link is up; assigned below, before anything can send.
+    let sendToControl: (msg: AgentMessage) => boolean = () => false;
+    telemetry = new AgentTelemetry(runtime, exitReasons, (msg) => sendToControl(msg), log);
     const ctx: AgentContext = {
       dataDir,
       control: opts.control,
@@ -110,6 +118,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       datasets,
       envLocks: new KeyedMutex(),
       released: await ReleasedEnvs.open(dataDir),
+      telemetry,
       log,
     };
     let dispatcher: Dispatcher | null = null;
@@ -127,6 +136,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
         dispatcher?.flush();
         reporter.start(welcome.live_status_ms ?? DEFAULT_LIVE_STATUS_MS);
         reporter.resync();
+        telemetry?.start({ metricsMs: welcome.metrics_ms, incidentThreshold: welcome.incident_threshold });
       },
       onCommand: (msg) => {
         dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
@@ -134,6 +144,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     });
     dispatcher = createDispatcher(ctx, store, (msg) => activeLink.send(msg));
     reporter = new LiveStatusReporter(ctx, (status) => activeLink.send({ type: 'live_status', ...status, workloads: status.workloads.map((w) => ({ ...w })) }), DEFAULT_LIVE_STATUS_MS);
+    sendToControl = (msg) => activeLink.send(msg);
     link = activeLink;
     liveReporter = reporter;
     activeLink.start();
@@ -153,7 +164,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       await (link as AgentLink | null)?.close();
       (runtime as ProcessRuntime | null)?.close();
       liveReporter?.close();
+      (telemetry as AgentTelemetry | null)?.close();
       rejectHostId(new Error('agent closed before the control plane welcomed it'));
+      rejectStandalone(new Error('agent closed before its standalone listener started'));
     },
   };
 }

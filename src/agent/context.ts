@@ -8,6 +8,7 @@ import type { PortRegistry } from './ports.js';
 import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
 import type { ReleasedEnvs } from './released-envs.js';
 import type { PipelineHost } from './pipeline/pipeline-host.js';
+import type { AgentTelemetry } from './telemetry/agent-telemetry.js';
 
 export interface AgentContext {
   readonly dataDir: string;
@@ -22,5 +23,7 @@ export interface AgentContext {
   readonly released: ReleasedEnvs;
   /** The image-service deploy pipeline (seed 004): host config, docker runtime, stores. Absent in contexts built without one (tests of the process runtime). */
   readonly pipeline?: PipelineHost;
+  /** Log ring buffers, metric samples, incidents (telemetry/). Absent in contexts built without one (tests). */
+  readonly telemetry?: AgentTelemetry;
   readonly log: (line: string) => void;
 }

@@ -9,7 +9,7 @@ export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', d
     hostname: os.hostname(),
     platform: process.platform,
     arch: process.arch,
-    // `docker` when the engine answered and a Compose is installed as the agent started.
+    // `docker` when the engine answered as the agent started.
     runtimes: docker ? ['process', 'docker'] : ['process'],
     dataset_driver: datasetDriver,
     agent_version: VERSION,

@@ -3,6 +3,7 @@
  * a 400 naming it, and nothing is written. The same schemas generate `/openapi.json`.
  */
 import { z } from 'zod';
+import { parseDuration } from './duration.js';
 
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
 /** A Compose document, as YAML text or as the parsed object. */
@@ -69,3 +70,30 @@ export const sandboxBody = z.strictObject({
   from_version: z.string().min(1).optional(),
 });
 export const removeHostQuery = z.strictObject({ force: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
+
+/** Telemetry (DESIGN §10; issue 5). A window is a duration such as `15m`, `1h`, `90s`, at most 24 h. */
+const windowParam = z
+  .string()
+  .transform((v, ctx) => {
+    const ms = parseDuration(v);
+    if (ms === null || ms <= 0 || ms > 24 * 3_600_000) {
+      ctx.addIssue({ code: 'custom', message: 'expected a duration such as 15m or 1h, at most 24h' });
+      return z.NEVER;
+    }
+    return ms;
+  });
+const flag = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
+/** `refresh=true`: ask the agent to probe now instead of answering the last pushed status. */
+export const envStatusQuery = z.strictObject({ refresh: flag });
+export const envLogsQuery = z.strictObject({
+  service: z.string().min(1).optional(),
+  /** Per workload, at most 200 (the ring buffer). */
+  lines: z.coerce.number().int().min(1).max(200).default(200),
+});
+export const envMetricsQuery = z.strictObject({
+  service: z.string().min(1).optional(),
+  window: windowParam.default(15 * 60_000),
+});
+export const envUptimeQuery = z.strictObject({ window: windowParam.default(60 * 60_000) });
+export const incidentsQuery = listQuery.extend({ status: z.enum(['open', 'resolved']).optional() });
+export const improvementsQuery = listQuery.extend({ kind: z.enum(['bug', 'feature', 'chore']).optional() });

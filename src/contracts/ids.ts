@@ -12,6 +12,8 @@ export const ID_PREFIXES = {
   enrollmentKey: 'enk',
   command: 'cmd',
   plan: 'plan',
+  incident: 'inc',
+  improvement: 'imp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

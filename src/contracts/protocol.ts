@@ -15,6 +15,7 @@ import type { HostFacts } from './domain.js';
 import type { Envelope, PipelineAnswer } from './envelope.js';
 import type { ServiceSpec } from './spec.js';
 import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
+import { incidentReport, logLine, metricSample, type LogLine } from './telemetry.js';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -46,6 +47,10 @@ export const agentMessage = z.discriminatedUnion('type', [
     at: z.string(),
     workloads: z.array(z.looseObject({ service: z.string(), version: z.string(), desired: z.number(), ready: z.number() })),
   }),
+  /** Telemetry (contracts/telemetry.ts): log lines of a watched env, metric samples, a recurring error. */
+  z.object({ type: z.literal('logs'), env: z.string(), lines: z.array(logLine).max(2000) }),
+  z.object({ type: z.literal('metrics'), env: z.string(), samples: z.array(metricSample).max(5000) }),
+  incidentReport.extend({ type: z.literal('incident') }),
   z.object({
     type: z.literal('result'),
     id: z.string(),
@@ -72,6 +77,13 @@ export interface LiveWorkload {
   readonly restarts: number;
   /** How the process last ended, e.g. `exit code 1`, `killed by SIGKILL`, `OOMKilled`. */
   readonly last_exit: string | null;
+  /** When it last ended (absent: never, or an agent older than telemetry). */
+  readonly last_exit_at?: string | null;
+  /** Supervision state: `starting` (health not yet passed), `running`, `exited` (died while starting). */
+  readonly state?: string;
+  readonly started_at?: string | null;
+  /** Bytes used by each dataset the service mounts (`truncated`: counting stopped at a bound). */
+  readonly volumes?: readonly { readonly name: string; readonly bytes: number; readonly truncated: boolean }[];
 }
 
 export interface LiveStatus {
@@ -81,12 +93,12 @@ export interface LiveStatus {
 }
 
 export type ControlMessage =
-  | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number; live_status_ms?: number }
+  | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number; live_status_ms?: number; metrics_ms?: number; incident_threshold?: number }
   | { type: 'refused'; code: string; message: string }
   | { type: 'command'; id: string; kind: CommandKind; payload: unknown };
 
 export const controlMessage = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number(), live_status_ms: z.number().optional() }),
+  z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number(), live_status_ms: z.number().optional(), metrics_ms: z.number().optional(), incident_threshold: z.number().optional() }),
   z.object({ type: z.literal('refused'), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
 ]);
@@ -158,9 +170,21 @@ export interface Commands {
     payload: { env: string };
     result: { removed: { processes: number; datasets: number; snapshots: number; ports: number } };
   };
+  /** The workload logs the agent holds (ring buffers, at most 200 lines per workload), the last
+   *  `lines` of each. With `follow_ms` > 0 the agent also pushes `logs` frames with every new line
+   *  of the env until `follow_ms` from now (the control plane renews it while someone watches). */
+  'logs.request': {
+    payload: { env: string; lines: number; follow_ms: number };
+    result: { env: string; lines: LogLine[] };
+  };
+  /** Probe the env's workloads now; the answer is the live status (also pushed as `live_status`). */
+  'status.refresh': {
+    payload: { env: string };
+    result: LiveStatus;
+  };
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release'] as const satisfies readonly CommandKind[];
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh'] as const satisfies readonly CommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

@@ -22,7 +22,7 @@ export interface TestImage {
 }
 
 export interface TestImages {
-  /** Serves `v1` at /, 200 at /healthz, the GREETING variable at /cgi-bin/greeting. */
+  /** Serves `v1` at /, 200 at /healthz, the GREETING variable at /cgi-bin/greeting, /data/hello at /cgi-bin/data (?text writes it). */
   readonly v1: TestImage;
   /** Same, serving `v2`. */
   readonly v2: TestImage;
@@ -93,13 +93,15 @@ export async function buildHttpdImage(name: string, files: Record<string, string
 }
 
 const CGI_GREETING = '#!/bin/busybox sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n%s" "$GREETING"\n';
+/** Writes the query string to /data/hello (a dataset mount) and answers what the file holds. */
+const CGI_DATA = '#!/bin/busybox sh\nprintf "Content-Type: text/plain\\r\\n\\r\\n"\n[ -n "$QUERY_STRING" ] && printf "%s" "$QUERY_STRING" > /data/hello\n/bin/busybox cat /data/hello\n';
 
 export async function buildTestImages(): Promise<TestImages> {
   await requireDockerAndRegistry();
   const [v1, v2, unhealthy] = [
-    await buildHttpdImage('web', { 'index.html': 'v1', healthz: 'ok', 'cgi-bin/greeting': CGI_GREETING }),
-    await buildHttpdImage('web', { 'index.html': 'v2', healthz: 'ok', 'cgi-bin/greeting': CGI_GREETING }),
+    await buildHttpdImage('web', { 'index.html': 'v1', healthz: 'ok', 'cgi-bin/greeting': CGI_GREETING, 'cgi-bin/data': CGI_DATA }),
+    await buildHttpdImage('web', { 'index.html': 'v2', healthz: 'ok', 'cgi-bin/greeting': CGI_GREETING, 'cgi-bin/data': CGI_DATA }),
     await buildHttpdImage('web', { 'index.html': 'broken' }),
   ];
-  return { v1: v1!, v2: v2!, unhealthy: unhealthy! };
+  return { v1, v2, unhealthy };
 }

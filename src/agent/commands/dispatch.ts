@@ -10,10 +10,10 @@
  */
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentMessage } from '../../contracts/protocol.js';
+import type { AgentMessage, CommandKind } from '../../contracts/protocol.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import type { AgentContext } from '../context.js';
-import type { CommandOutcome, CommandStore } from './command-store.js';
+import { outcomeOfError, type CommandOutcome, type CommandStore } from './command-store.js';
 import { HANDLERS, isCommandKind } from './index.js';
 import { PAYLOADS } from './payloads.js';
 
@@ -24,6 +24,10 @@ export interface CommandMessage {
 }
 
 type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
+
+/** Read-only kinds (telemetry): running one twice is harmless, so they bypass the command store
+ *  and the command log — a log view every few seconds must not leave a file per request. */
+const READ_ONLY: ReadonlySet<string> = new Set<CommandKind>(['logs.request', 'status.refresh']);
 
 export interface Dispatcher {
   /** Handle one command; resolves once it is answered (or left pending for `flush`). */
@@ -56,6 +60,17 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
       if (typeof env === 'string' && kind !== 'env.release' && ctx.released.has(env)) {
         await logCommand(ctx, { id, kind, env, source: 'refused' });
         answer({ type: 'result', id, ok: false, error: { code: 'RELEASED', message: `env ${env} was separated from denv; this agent no longer acts on it` } });
+        return;
+      }
+      if (READ_ONLY.has(kind)) {
+        const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
+        let outcome: CommandOutcome;
+        try {
+          outcome = { ok: true, result: await handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt) };
+        } catch (err) {
+          outcome = outcomeOfError(err);
+        }
+        answer(resultMessage(id, outcome));
         return;
       }
       const { outcome, source } = await store.run(id, kind, async () => {

@@ -1,5 +1,7 @@
 import type { AgentContext } from '../context.js';
 import { startVersion } from '../envs/start-version.js';
+import { retireSlots } from '../envs/docker-slots.js';
+import { imageServiceNames } from '../envs/start-images.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import type { CommandHandler } from './handler.js';
 
@@ -12,7 +14,10 @@ export const envCreate: CommandHandler<'env.create'> = {
   run: (p, ctx: AgentContext, receivedAt) =>
     ctx.envLocks.run(p.env, async () => {
       const result = await startVersion(ctx, p, receivedAt);
-      if (result.outcome === 'healthy' && p.retire_others) await stopVersionsExcept(ctx, p.env, p.version);
+      if (result.outcome === 'healthy' && p.retire_others) {
+        await stopVersionsExcept(ctx, p.env, p.version);
+        if (ctx.pipeline) await retireSlots(ctx.pipeline, p.env, imageServiceNames(p.services));
+      }
       return result;
     }),
 };

@@ -1,5 +1,7 @@
 import { DenvError } from '../../contracts/errors.js';
 import { assertRunnable, startVersion } from '../envs/start-version.js';
+import { retireSlots, stopSlots } from '../envs/docker-slots.js';
+import { imageServiceNames } from '../envs/start-images.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import type { CommandHandler } from './handler.js';
 
@@ -20,11 +22,17 @@ export const envRollback: CommandHandler<'env.rollback'> = {
           throw new DenvError('NOT_FOUND', `snapshot "${p.snapshot}" of env ${p.env} does not exist on this host`);
         }
         await stopVersionsExcept(ctx, p.env, null);
+        // Containers too (records kept): their mounts must not see the restore, and come back on the restored datasets.
+        if (ctx.pipeline) await stopSlots(ctx.pipeline, p.env);
         await ctx.datasets.restore(p.env, p.snapshot, p.volumes);
         restored = p.snapshot;
       }
       const result = await startVersion(ctx, { ...p, activate: true }, receivedAt);
-      if (result.outcome === 'healthy') await stopVersionsExcept(ctx, p.env, p.version);
+      if (result.outcome === 'healthy') {
+        await stopVersionsExcept(ctx, p.env, p.version);
+        // Image services the version does not have: their containers go too.
+        if (ctx.pipeline) await retireSlots(ctx.pipeline, p.env, imageServiceNames(p.services));
+      }
       return { ...result, restored };
     }),
 };

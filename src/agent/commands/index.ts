@@ -15,6 +15,8 @@ import { envStop } from './env-stop.js';
 import type { CommandHandler } from './handler.js';
 import { verifyCollect } from './verify-collect.js';
 import { verifyRun } from './verify-run.js';
+import { logsRequest } from './logs-request.js';
+import { statusRefresh } from './status-refresh.js';
 
 export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.create': envCreate,
@@ -28,6 +30,8 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'verify.run': verifyRun,
   'env.stop': envStop,
   'env.release': envRelease,
+  'logs.request': logsRequest,
+  'status.refresh': statusRefresh,
 };
 
 export function isCommandKind(kind: string): kind is CommandKind {

@@ -51,4 +51,6 @@ export const PAYLOADS = {
   'verify.run': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1), collected: z.object({ env: name, capture: name }) }),
   'env.stop': z.object({ env: name }),
   'env.release': z.object({ env: name }),
+  'logs.request': z.object({ env: name, lines: z.number().int().min(0).max(200), follow_ms: ms.max(10 * 60_000) }),
+  'status.refresh': z.object({ env: name }),
 } as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

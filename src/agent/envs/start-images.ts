@@ -17,7 +17,7 @@ import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
 import type { PipelineHost } from '../pipeline/pipeline-host.js';
 import { answerOf, runPipeline } from '../pipeline/run-pipeline.js';
-import { activateSlot, retireSlots } from './docker-slots.js';
+import { activateSlot } from './docker-slots.js';
 import { summarizeFailures, type VersionRequest } from './start-version.js';
 
 type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
@@ -80,8 +80,8 @@ async function activateImages(host: PipelineHost, req: VersionRequest, names: re
 
 /**
  * Bring up a version that has image services. `startProcesses` starts the process services (the
- * caller's `startVersion` on the rest of the version). Docker slots of the env that the version
- * does not have are retired once it is healthy, when the caller retires other versions.
+ * caller's `startVersion` on the rest of the version). Retiring slots the version does not have
+ * is the caller's decision, as for processes (env.create with retire_others, env.rollback).
  */
 export async function startWithImages(
   ctx: AgentContext & { readonly pipeline: PipelineHost },
@@ -99,7 +99,6 @@ export async function startWithImages(
   if (images.failures.length > 0 || Object.keys(processServices).length === 0) {
     const egress = await probeEgress(ctx.control);
     const failed = images.failures.length > 0;
-    if (!failed && (req.activate || req.retire_others)) await retireSlots(host, req.env, names);
     return {
       ...base,
       ...(failed ? summarizeFailures(images.failures) : { outcome: 'healthy' as const, message: null }),
@@ -111,7 +110,6 @@ export async function startWithImages(
     };
   }
   const rest = await startProcesses({ ...req, services: processServices });
-  if (rest.outcome === 'healthy' && (req.activate || req.retire_others)) await retireSlots(host, req.env, names);
   return {
     ...rest,
     ...base,

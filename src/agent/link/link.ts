@@ -31,7 +31,7 @@ export interface LinkOptions {
   readonly facts: HostFacts;
   readonly log: (line: string) => void;
   /** After every welcome (credential already persisted). */
-  readonly onWelcome: (hostId: string, welcome: { live_status_ms?: number }) => void;
+  readonly onWelcome: (hostId: string, welcome: { live_status_ms?: number; metrics_ms?: number; incident_threshold?: number }) => void;
   readonly onCommand: (msg: CommandMessage) => void;
   readonly backoff?: BackoffPolicy;
 }

@@ -3,11 +3,14 @@
  * `intervalMs` the reporter probes each service of each env's newest version once (its health
  * check, no retries) and pushes `live_status` for an env when its readiness picture changed, and
  * for every env after each (re)connection. The control plane's monitor sweep turns it into
- * running ⇄ degraded.
+ * running ⇄ degraded. Each workload also says how its process last ended (`last_exit`: exit code,
+ * signal, or OOMKilled — exit-reasons.ts) and what its datasets use.
  */
 import type { LiveStatus, LiveWorkload } from '../../contracts/protocol.js';
 import type { AgentContext } from '../context.js';
 import { probeOnce } from '../health/wait-healthy.js';
+import { describeExit } from './exit-reasons.js';
+import { directoryUsage } from './volume-usage.js';
 
 /** The records of the env's newest version (older versions are being retired). */
 function current(ctx: AgentContext, env: string) {
@@ -37,14 +40,20 @@ export async function collectLiveStatus(ctx: AgentContext, env: string): Promise
       pid: rec.pid,
       port: rec.port,
       restarts: rec.restarts,
-      last_exit: rec.exit ? (rec.exit.signal ? `killed by ${rec.exit.signal}` : `exit code ${rec.exit.code}`) : null,
+      // The last death, restarted or not (with its reason, e.g. OOMKilled); state written by an
+      // older agent only has the start failure's exit.
+      last_exit: rec.last_exit ? describeExit(rec.last_exit, rec.last_exit.reason) : rec.exit ? describeExit(rec.exit, null) : null,
+      last_exit_at: rec.last_exit?.at ?? null,
+      state: rec.state,
+      started_at: rec.started_at,
+      volumes: await Promise.all(Object.entries(rec.datasets).map(async ([name, dir]) => ({ name, ...(await directoryUsage(dir)) }))),
     });
   }
   return { env, at: new Date().toISOString(), workloads };
 }
 
 /** What changes trigger a push: readiness and identity, not timestamps or probe wording. */
-const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.ready, w.pid, w.restarts]));
+const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.ready, w.pid, w.restarts, w.last_exit]));
 
 export class LiveStatusReporter {
   private readonly last = new Map<string, string>();

@@ -21,6 +21,7 @@ const env: Env = {
 describe('denv dev', () => {
   it('runs the agent as `denv agent` with the control URL and its own data dir (the key goes in the environment)', () => {
     expect(agentArgv('/pkg/bin/denv', 'http://127.0.0.1:4600', '/d/agent')).toEqual(['/pkg/bin/denv', 'agent', '--control', 'http://127.0.0.1:4600', '--data-dir', '/d/agent']);
+    expect(agentArgv('/pkg/bin/denv', 'http://127.0.0.1:4600', '/d/agent', '/etc/denv/agent.yaml')).toEqual(['/pkg/bin/denv', 'agent', '--control', 'http://127.0.0.1:4600', '--data-dir', '/d/agent', '--config', '/etc/denv/agent.yaml']);
   });
 
   it('prints the UI link with the token, the API, the app and a deploy hint', () => {

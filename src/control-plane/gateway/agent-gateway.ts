@@ -14,6 +14,7 @@ import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { Bus } from '../bus.js';
 import type { Notifier } from '../store/notifier.js';
+import { acceptTelemetry } from '../telemetry/intake.js';
 
 export interface GatewayOptions {
   readonly db: Db;
@@ -28,6 +29,9 @@ export interface GatewayOptions {
   /** A command already sent is not sent again for this long (seed 002: 10 min), even after a
    *  reconnect or a restart; the agent keeps running it and answers when it is done. */
   readonly resendAfterMs: number;
+  /** Told to agents in `welcome`: how often to sample metrics, and after how many occurrences a recurring error is an incident. */
+  readonly metricsMs?: number;
+  readonly incidentThreshold?: number;
   readonly log: (line: string) => void;
 }
 
@@ -40,8 +44,9 @@ const COMMAND_COLUMNS = 'id, host, deployment, kind, payload, status, result, er
 
 export interface CallOptions {
   /** The deployment this command belongs to, and a key unique within it: together they make the
-   *  command idempotent across control-plane restarts (the same phase re-run finds the same id). */
-  readonly deployment: string;
+   *  command idempotent across control-plane restarts (the same phase re-run finds the same id).
+   *  null for read-only requests outside any deployment (telemetry: logs.request, status.refresh). */
+  readonly deployment: string | null;
   readonly key: string;
   readonly signal?: AbortSignal;
   /** Fail at once with AGENT_UNREACHABLE instead of waiting when the host is not connected. */
@@ -144,6 +149,7 @@ export class AgentGateway {
         if (msg.type === 'heartbeat') await this.heartbeat(hostId);
         else if (msg.type === 'result') await this.result(hostId, msg);
         else if (msg.type === 'live_status') await this.liveStatus(hostId, msg);
+        else if (msg.type === 'logs' || msg.type === 'metrics' || msg.type === 'incident') await acceptTelemetry(this.opts.db, this.opts.bus, hostId, msg);
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
     });
     ws.on('close', () => {
@@ -183,7 +189,7 @@ export class AgentGateway {
       const host = rows[0];
       if (!host || host.status === 'removed') throw new DenvError('UNAUTHORIZED', 'unknown host or revoked credential');
       await this.heartbeat(host.id, msg.facts);
-      return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs };
+      return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     }
     if (!msg.enrollment_key) throw new DenvError('UNAUTHORIZED', 'hello needs an enrollment key or a host credential');
     return db.tx(async (tx) => {
@@ -203,7 +209,7 @@ export class AgentGateway {
       );
       await tx.query('update enrollment_keys set used_at = now() where id = $1', [key.id]);
       await appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name } });
-      return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs };
+      return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     });
   }
 
@@ -232,7 +238,10 @@ export class AgentGateway {
   /** Keep the env's latest live status (only from the host it is placed on); the monitor reads it. */
   private async liveStatus(hostId: string, msg: Extract<AgentMessage, { type: 'live_status' }>): Promise<void> {
     const rows = await this.opts.db.query<{ id: string }>('update envs set live_status = $3 where id = $1 and host = $2 returning id', [msg.env, hostId, JSON.stringify({ at: msg.at, workloads: msg.workloads })]);
-    if (rows.length > 0) this.opts.bus.emit('kick');
+    if (rows.length > 0) {
+      this.opts.bus.emit('kick');
+      this.opts.bus.emit('telemetry', msg.env);
+    }
   }
 
   /** After a (re)connection: send the host's open commands not sent within the resend window. */

@@ -18,7 +18,7 @@ import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
-import { onDeploymentFinished, onDeploymentStarted } from './env-status.js';
+import { onDeploymentFinished } from './env-status.js';
 
 export interface EngineOptions {
   readonly db: Db;
@@ -152,7 +152,6 @@ export class Engine {
       if (dep.status === 'pending') {
         await this.commit(dep, { status: 'running', started: true });
         await db.tx(async (tx) => {
-          await onDeploymentStarted(tx, dep);
           for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) await appendEvent(tx, { team: dep.team, subject, type: 'deployment.started', data: { kind: dep.kind, control_plane: this.owner } });
         });
       }

@@ -30,10 +30,6 @@ const OUTCOMES: Partial<Record<DeploymentKind, Outcome>> = {
   rollback: { from: ['failed'], ok: 'running', failed: 'failed' },
 };
 
-export async function onDeploymentStarted(_db: Db, _dep: DeploymentRow): Promise<void> {
-  // Intent statuses are set when the work is asked for (lifecycle/actions.ts, the planner).
-}
-
 export async function onDeploymentFinished(db: Db, dep: DeploymentRow): Promise<void> {
   const outcome = OUTCOMES[dep.kind];
   if (!outcome) return;

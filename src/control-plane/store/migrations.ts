@@ -164,6 +164,76 @@ alter table hosts add column connected_to text;
 alter table projects add column require_signed boolean not null default false;
 `,
   },
+  {
+    id: 4,
+    name: 'telemetry',
+    sql: `
+-- Metric samples and uptime probes pushed by agents (DESIGN §10). Bounded by time: the telemetry
+-- sweep deletes samples older than the retention window (default 1 h).
+create table env_samples (
+  env text not null references envs(id) on delete cascade,
+  service text not null,
+  version text not null,
+  at timestamptz(3) not null,
+  cpu_pct real,
+  mem_bytes bigint,
+  mem_limit_bytes bigint,
+  up boolean,
+  latency_ms integer,
+  detail text,
+  primary key (env, service, at)
+);
+create index env_samples_at on env_samples (at);
+-- The last log lines of each workload (at most 200 per env and service, pruned on insert).
+-- (env, version, service, line_offset) identifies a line, so one pushed twice is stored once.
+create table env_logs (
+  id bigserial primary key,
+  env text not null references envs(id) on delete cascade,
+  service text not null,
+  version text not null,
+  line_offset bigint not null,
+  at timestamptz(3) not null,
+  text text not null,
+  unique (env, version, service, line_offset)
+);
+create index env_logs_workload on env_logs (env, service, id);
+-- Recurring errors reported by agents; the monitor sweep files each open one as an improvement.
+create table incidents (
+  id text primary key,
+  team text not null references teams(id),
+  project text not null references projects(id),
+  env text not null references envs(id) on delete cascade,
+  service text not null,
+  fingerprint text not null,
+  pattern text not null,
+  sample text not null,
+  count integer not null,
+  epoch text not null,
+  epoch_count integer not null,
+  status text not null default 'open',
+  improvement text,
+  first_at timestamptz not null,
+  last_at timestamptz not null,
+  created_at timestamptz(3) not null default now(),
+  unique (env, fingerprint)
+);
+create index incidents_unfiled on incidents (created_at) where improvement is null;
+-- Improvement requests on a project (seed 002); incidents file kind 'bug'.
+create table improvements (
+  id text primary key,
+  team text not null references teams(id),
+  project text not null references projects(id),
+  kind text not null,
+  title text not null,
+  body text not null,
+  status text not null default 'open',
+  source text,
+  incident text,
+  created_at timestamptz(3) not null default now()
+);
+create index improvements_project on improvements (project, created_at);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -2,9 +2,11 @@
  * The monitor sweep (seed 002 "Health staleness"): while an env is live, the agent's live status
  * keeps it honest — a workload reporting fewer ready than desired flips `running` → `degraded`,
  * and all ready again flips it back. Each flip is an event `status_changed` on `env:<id>`.
+ * It also files each open incident as an improvement request (telemetry/file-incidents.ts).
  */
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
+import { fileIncidents } from '../telemetry/file-incidents.js';
 
 const NOT_READY = `exists (select 1 from jsonb_array_elements(live_status->'workloads') w where (w->>'ready')::int < (w->>'desired')::int)`;
 
@@ -21,5 +23,5 @@ export async function sweepMonitor(db: Db): Promise<number> {
       data: { from: env.status === 'degraded' ? 'running' : 'degraded', to: env.status, reason: notReady.length > 0 ? notReady.join('; ') : 'all workloads ready' },
     });
   }
-  return flipped.length;
+  return flipped.length + (await fileIncidents(db));
 }

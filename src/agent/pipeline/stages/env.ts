@@ -19,7 +19,7 @@ export const env: Stage = {
       state.envFile = null;
       return ok('no env values', { keys: 0 });
     }
-    state.envFile = await host.envFiles.write(slotFileKey(req.slot), state.envHash!, envFileText(target.env, docker.compose.flavor));
+    state.envFile = await host.envFiles.write(slotFileKey(req.slot), state.envHash!, envFileText(target.env, (await docker.compose()).flavor));
     return ok(undefined, { keys, env_hash: state.envHash!.slice(0, 24), tmpfs: true, mode: '0600' });
   },
 };

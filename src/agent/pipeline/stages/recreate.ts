@@ -51,6 +51,7 @@ export const recreate: Stage = {
       signed: target.signed,
       deployed_at: new Date().toISOString(),
     };
-    return ok(undefined, { project, port, network: config.network, image: state.deployed.image, compose: `${docker.compose.argv.join(' ')} ${docker.compose.version}` });
+    const cli = await docker.compose();
+    return ok(undefined, { project, port, network: config.network, image: state.deployed.image, compose: `${cli.argv.join(' ')} ${cli.version}` });
   },
 };

@@ -6,8 +6,9 @@ export const runtime: Stage = {
   onFailure: 'fail',
   async run({ host }) {
     const docker = host.docker;
-    if (!docker) return failed('no docker runtime on this host (the engine did not answer or no Compose is installed when the agent started)');
+    if (!docker) return failed('no docker runtime on this host (the engine did not answer when the agent started)');
     if (!(await docker.ping())) return failed(`the docker engine at ${docker.engine.socketPath} does not answer`);
-    return ok(undefined, { engine: docker.engineVersion, compose: `${docker.compose.argv.join(' ')} ${docker.compose.version}`, network: host.config.network });
+    const cli = await docker.compose();
+    return ok(undefined, { engine: docker.engineVersion, compose: `${cli.argv.join(' ')} ${cli.version}`, network: host.config.network });
   },
 };

@@ -3,9 +3,13 @@
  * `lib/exec.ts`, never a shell) and asks the Engine API read-only questions. It knows nothing of
  * envelopes, ports or records; the pipeline decides what to run and when.
  *
- * `detect()` answers null when the engine does not answer or no Compose is installed: the agent
- * then reports no `docker` runtime and refuses image services with a clear error.
+ * `detect()` answers null when the engine does not answer: the agent then reports no `docker`
+ * runtime and refuses image services with a clear error. Compose is looked for on first use (the
+ * Python docker-compose takes most of a second of CPU just to print its version, and most agents
+ * start many times more often than they deploy an image); without one, deploys fail at recreate
+ * and preflight fails at `runtime`, saying so.
  */
+import { DenvError } from '../../../contracts/errors.js';
 import { run, runOrThrow } from '../../../lib/exec.js';
 import { detectComposeCli, type ComposeCli } from './compose-cli.js';
 import { composeDownArgv, composeUpArgv, dockerLogsArgv, dockerPauseArgv, dockerPullArgv, dockerUnpauseArgv } from './docker-argv.js';
@@ -16,20 +20,33 @@ const PULL_TIMEOUT_MS = 10 * 60_000;
 const COMPOSE_TIMEOUT_MS = 5 * 60_000;
 
 export class DockerRuntime {
+  private composeCli: Promise<ComposeCli | null> | null;
+
   constructor(
     readonly engine: EngineApi,
-    readonly compose: ComposeCli,
     readonly engineVersion: string,
-  ) {}
+    compose?: ComposeCli,
+  ) {
+    this.composeCli = compose ? Promise.resolve(compose) : null;
+  }
 
   static async detect(env: Readonly<Record<string, string | undefined>> = process.env): Promise<DockerRuntime | null> {
     const socket = socketPathFrom(env);
     if (!socket) return null;
     const engine = new EngineApi(socket);
     const version = await engine.version();
-    if (!version) return null;
-    const compose = await detectComposeCli();
-    return compose ? new DockerRuntime(engine, compose, version) : null;
+    return version ? new DockerRuntime(engine, version) : null;
+  }
+
+  /** The Compose to run (found once, on first use); throws AGENT_ERROR when none is installed. */
+  async compose(): Promise<ComposeCli> {
+    this.composeCli ??= detectComposeCli();
+    const cli = await this.composeCli;
+    if (!cli) {
+      this.composeCli = null; // installed later: look again next time
+      throw new DenvError('AGENT_ERROR', 'no Docker Compose on this host: neither `docker compose` nor `docker-compose` answers `version`');
+    }
+    return cli;
   }
 
   /** Whether the engine answers right now. */
@@ -51,12 +68,12 @@ export class DockerRuntime {
 
   /** `compose up --detach`; throws ExecError (argv, exit, stderr) when Compose fails. */
   async up(project: string, file: string): Promise<void> {
-    await runOrThrow(composeUpArgv(this.compose, project, file), { timeoutMs: COMPOSE_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
+    await runOrThrow(composeUpArgv(await this.compose(), project, file), { timeoutMs: COMPOSE_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
   }
 
   /** `compose down`: stops and removes the project's containers. */
   async down(project: string, file: string): Promise<void> {
-    await runOrThrow(composeDownArgv(this.compose, project, file), { timeoutMs: COMPOSE_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
+    await runOrThrow(composeDownArgv(await this.compose(), project, file), { timeoutMs: COMPOSE_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
   }
 
   /** The container Compose runs for `service` in `project` (the newest when several exist), or null. */
@@ -75,11 +92,12 @@ export class DockerRuntime {
     if (containers.length > 0) await runOrThrow(dockerUnpauseArgv(containers), { timeoutMs: 30_000 });
   }
 
-  /** The last `lines` lines the container printed; [] when they cannot be read. */
+  /** The last `lines` lines the container printed (stdout and stderr, timestamped); [] when they cannot be read. */
   async logs(container: string, lines = 20): Promise<string[]> {
     try {
       const r = await run(dockerLogsArgv(container, lines), { timeoutMs: 10_000, maxOutputBytes: 64 * 1024 });
-      return `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim() !== '').slice(-lines);
+      // docker splits stdout and stderr; the RFC 3339 timestamps put them back in order.
+      return `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.trim() !== '').sort().slice(-lines);
     } catch {
       return [];
     }

@@ -22,6 +22,11 @@ export interface ServiceExit {
   readonly signal: string | null;
 }
 
+export interface LastExit extends ServiceExit {
+  readonly at: string;
+  readonly reason: string | null;
+}
+
 export interface ServiceRecord {
   readonly env: string;
   readonly version: string;
@@ -41,6 +46,10 @@ export interface ServiceRecord {
   state: ServiceState;
   restarts: number;
   exit: ServiceExit | null;
+  /** How the service's process last ended, whether or not it was restarted since (`exit` is only
+   *  a start failure's): kept for live status. `reason` is what the exit code does not say, e.g.
+   *  `OOMKilled`. Absent in state written before it existed. */
+  last_exit?: LastExit | null;
   /** Paused on purpose and kept paused (verify freezes the agent service): snapshots resume every
    *  other service but not this one, until `env.resume`. Absent in state written before it existed. */
   held?: boolean;

@@ -27,6 +27,14 @@ export interface ProcessRuntimeOptions {
   readonly stopGraceMs?: number;
   /** Where PATH, HOME … are inherited from (default process.env). */
   readonly inheritedEnv?: Readonly<Record<string, string | undefined>>;
+  /** Tells why a process ended beyond its exit code (the agent's telemetry: OOM kills). */
+  readonly exitReasons?: ExitReasonSource;
+}
+
+/** Told of every spawn; asked at every death (by service key, `env/version/service`). */
+export interface ExitReasonSource {
+  observe(key: string, pid: number): Promise<void>;
+  explain(key: string, pid: number | null, exit: ServiceExit): Promise<string | null>;
 }
 
 export interface StartRequest extends ServiceIdentity {
@@ -269,6 +277,7 @@ export class ProcessRuntime {
     Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
     live.child = out.child;
     live.spawnedAt = Date.now();
+    void this.opts.exitReasons?.observe(serviceKey(rec), out.pid).catch(() => {});
     out.child.on('exit', (code, signal) => {
       if (live.child === out.child) this.onDeath(live, { code, signal });
     });
@@ -308,6 +317,7 @@ export class ProcessRuntime {
   private onDeath(live: Live, exit: ServiceExit): void {
     const key = serviceKey(live.rec);
     if (live.stopping || this.closed || this.lives.get(key) !== live || live.restartTimer) return;
+    this.recordLastExit(live, exit);
     if (live.rec.state === 'starting') {
       live.rec.state = 'exited';
       live.rec.exit = exit;
@@ -320,6 +330,23 @@ export class ProcessRuntime {
     this.log(`${key} died (${exit.signal ?? `code ${exit.code ?? 'unknown'}`}); restarting in ${delay} ms`);
     live.restartTimer = setTimeout(() => void this.restart(live), delay);
     live.restartTimer.unref();
+  }
+
+  /** Keep how the process ended for live status; the reason (OOMKilled …) is filled in when known. */
+  private recordLastExit(live: Live, exit: ServiceExit): void {
+    const rec = live.rec;
+    const pid = rec.pid;
+    const last = { ...exit, at: new Date().toISOString(), reason: null };
+    rec.last_exit = last;
+    const explain = this.opts.exitReasons?.explain(serviceKey(rec), pid, exit);
+    void explain
+      ?.then((reason) => {
+        if (reason && rec.last_exit === last) {
+          rec.last_exit = { ...last, reason };
+          return this.persist(rec.env);
+        }
+      })
+      .catch(() => {});
   }
 
   private async restart(live: Live): Promise<void> {

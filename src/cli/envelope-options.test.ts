@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { parseEnvLines, payloadFromOptions } from './envelope-options.js';
+
+const DIGEST = `sha256:${'d'.repeat(64)}`;
+
+describe('denv sign options', () => {
+  it('builds the payload DESIGN fixes from flags', () => {
+    const payload = payloadFromOptions(
+      { service: 'web', image: `127.0.0.1:5000/web@${DIGEST}`, host: 'host-a', expiresIn: '10m', healthPath: '/healthz', healthTimeout: '15s', hostname: ['app.example.com'] },
+      { TOKEN: 'x=y' },
+      Date.parse('2030-01-01T00:00:00Z'),
+      'n1',
+    );
+    expect(payload).toEqual({
+      service: 'web',
+      repository: '127.0.0.1:5000/web',
+      digest: DIGEST,
+      host: 'host-a',
+      expires_at: '2030-01-01T00:10:00.000Z',
+      nonce: 'n1',
+      env: { TOKEN: 'x=y' },
+      health: { path: '/healthz', timeout: '15s' },
+      edge: { hostnames: ['app.example.com'] },
+    });
+  });
+
+  it('says what is missing, refuses tags, and parses env files literally', () => {
+    expect(() => payloadFromOptions({ expiresIn: '10m' }, {}, 0, 'n')).toThrow(/missing --service, --repository \(or --image\), --digest \(or --image\), --host/);
+    expect(() => payloadFromOptions({ service: 'web', image: 'r/web:1', host: 'h', expiresIn: '10m' }, {}, 0, 'n')).toThrow(/a digest, not a tag/);
+    expect(() => payloadFromOptions({ service: 'web', image: `r/web@${DIGEST}`, host: 'h', expiresIn: '2h' }, {}, 0, 'n')).not.toThrow(); // the agent refuses > 1 h
+    expect(parseEnvLines('# c\nA=1\n\nB="quoted $X"\n', 'f')).toEqual({ A: '1', B: '"quoted $X"' });
+    expect(() => parseEnvLines('NOPE', 'f')).toThrow(/f:1: expected KEY=VALUE/);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Signed image deploys through the control plane (DESIGN §7): `POST /v1/projects/{p}/deploy
+ * {compose, envelope}` relays the envelope in env.create, the agent (a real process with its
+ * agent.yaml) runs seed 004's pipeline on a real engine, and the `prepare` phase's evidence
+ * carries each image service's stage statuses and terminal state. A project can require signed
+ * deploys. Needs the engine and the registry (`.ci/docker-up`); fails without them.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { Deployment } from '../src/contracts/domain.js';
+import { buildTestImages, type TestImage, type TestImages } from './helpers/docker-images.js';
+import { removeAgentContainers } from './helpers/docker-agent.js';
+import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+
+const SECRET = `cp-secret-${randomUUID()}`;
+let h: Harness;
+let images: TestImages;
+let key: TestKey;
+const dir = mkdtempSync(join(tmpdir(), 'denv-cp-docker-'));
+const envDir = mkdtempSync('/dev/shm/denv-test-env-');
+
+const compose = (image: TestImage) => ({
+  services: { web: { image: image.repository, volumes: ['data:/data'], 'x-denv': { health: { path: '/healthz', timeout: '5s' } } } },
+  volumes: { data: {} },
+});
+const envelope = (image: TestImage, signer = key) =>
+  envelopeOf(payloadOf({ service: 'web', repository: image.repository, digest: image.digest, host: 'test-host', env: { GREETING: SECRET } }), signer);
+
+async function deploy(body: Record<string, unknown>): Promise<Deployment> {
+  const res = await h.api.post('/v1/projects/signed/deploy', { env: 'production', ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return h.api.finished(res.body.deployment.id, 90_000);
+}
+const phase = (dep: Deployment, name: string) => dep.phases.find((p) => p.name === name)!;
+const text = async (url: string) => (await fetch(url)).text();
+
+beforeAll(async () => {
+  images = await buildTestImages();
+  key = testKey();
+  writeFileSync(join(dir, 'ci.pub'), key.publicPem);
+  writeFileSync(
+    join(dir, 'agent.yaml'),
+    stringify({ trusted_keys: ['ci.pub'], allow: { repositories: ['127.0.0.1:5000/denv-test/'], services: ['web'] }, network: 'host', env_dir: envDir }),
+  );
+  h = await startHarness({ agentConfig: join(dir, 'agent.yaml') });
+}, 180_000);
+
+afterAll(async () => {
+  await h?.close();
+  if (h) removeAgentContainers(h.agentDir);
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(envDir, { recursive: true, force: true });
+});
+
+describe('signed deploys through the control plane', () => {
+  it('the host reports the docker runtime; a project requiring signatures refuses a deploy without an envelope', async () => {
+    const hosts = (await h.api.get('/v1/hosts')).body.items;
+    expect(hosts[0].facts.runtimes).toEqual(['process', 'docker']);
+    const created = await h.api.post('/v1/projects', { name: 'signed', require_signed: true });
+    expect(created.status).toBe(201);
+    expect(created.body.require_signed).toBe(true);
+    const unsigned = await h.api.post('/v1/projects/signed/deploy', { compose: compose(images.v1) });
+    expect(unsigned.status).toBe(400);
+    expect(unsigned.body.error.message).toMatch(/requires signed deploys/);
+    const wrongService = await h.api.post('/v1/projects/signed/deploy', {
+      compose: compose(images.v1),
+      envelope: envelopeOf(payloadOf({ service: 'api', repository: images.v1.repository, digest: images.v1.digest, host: 'test-host' }), key),
+    });
+    expect(wrongService.status).toBe(400);
+    expect(wrongService.body.error.message).toMatch(/signs service "api", which the Compose file does not have/);
+  });
+
+  it('relays the envelope; prepare evidence holds the stage statuses and terminal state; the app answers', async () => {
+    const dep = await deploy({ compose: compose(images.v1), envelope: envelope(images.v1) });
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect(phase(dep, 'prepare').evidence).toMatchObject({
+      outcome: 'healthy',
+      pipelines: {
+        web: {
+          state: 'success',
+          stages: [
+            { name: 'admit', status: 'ok' },
+            { name: 'verify', status: 'ok' },
+            { name: 'idempotency', status: 'ok' },
+            { name: 'pull', status: 'ok' },
+            { name: 'env', status: 'ok' },
+            { name: 'recreate', status: 'ok' },
+            { name: 'health', status: 'ok' },
+            { name: 'proxy', status: 'skipped' },
+            { name: 'dns', status: 'skipped' },
+            { name: 'persist', status: 'ok' },
+          ],
+        },
+      },
+    });
+    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
+    expect(env.status).toBe('running');
+    expect(await text(env.endpoints[0].url)).toBe('v1');
+    expect(await text(`${env.endpoints[0].url}/cgi-bin/greeting`)).toBe(SECRET);
+    // The dataset is mounted at the Compose target, and the deploy's snapshot froze the container (docker pause).
+    expect(await text(`${env.endpoints[0].url}/cgi-bin/data?kept-in-the-dataset`)).toBe('kept-in-the-dataset');
+    expect(phase(dep, 'snapshot').evidence).toMatchObject({ datasets: ['data'], consistent: true });
+    expect((phase(dep, 'snapshot').evidence as { frozen_for: number }).frozen_for).toBeGreaterThan(0);
+  });
+
+  it('a new signed digest replaces the container in place on the same port', async () => {
+    const before = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production');
+    const dep = await deploy({ compose: compose(images.v2), envelope: envelope(images.v2) });
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect((phase(dep, 'prepare').evidence as { pipelines: { web: { state: string } } }).pipelines.web.state).toBe('success');
+    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
+    expect(env.endpoints[0].url).toBe(before.endpoints[0].url);
+    expect(await text(env.endpoints[0].url)).toBe('v2');
+    expect(await text(`${env.endpoints[0].url}/cgi-bin/data`)).toBe('kept-in-the-dataset');
+  });
+
+  it('a forged envelope fails at verify on the host and the env keeps serving', async () => {
+    const dep = await deploy({ compose: compose(images.v1), envelope: envelope(images.v1, testKey()) });
+    expect(dep.status).toBe('rolled_back');
+    expect(dep.error).toMatch(/^start: web: verify: signature does not verify/);
+    const pipeline = (phase(dep, 'prepare').evidence as { pipelines: { web: { state: string; stages: { name: string; status: string }[] } } }).pipelines.web;
+    expect(pipeline.state).toBe('failure');
+    expect(pipeline.stages.find((s) => s.name === 'verify')!.status).toBe('failed');
+    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
+    expect(await text(env.endpoints[0].url)).toBe('v2');
+  });
+
+  it('an image failing health is rolled back on the host (failure_rolled_back) and the deployment rolls back', async () => {
+    const dep = await deploy({ compose: compose(images.unhealthy), envelope: envelope(images.unhealthy) });
+    expect(dep.status).toBe('rolled_back');
+    expect(dep.error).toMatch(/^health: web: health: /);
+    expect((phase(dep, 'prepare').evidence as { pipelines: { web: { state: string } } }).pipelines.web.state).toBe('failure_rolled_back');
+    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
+    expect(env.status).toBe('running');
+    expect(await text(env.endpoints[0].url)).toBe('v2');
+  });
+
+  it('stop removes the container and keeps the verified deploy; start brings that deploy back', async () => {
+    const env = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production');
+    const act = async (action: string) => {
+      const res = await h.api.post(`/v1/envs/${env.id}/${action}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      const done = await h.api.finished(res.body.deployment.id, 60_000);
+      expect(done.status, done.error ?? '').toBe('succeeded');
+    };
+    await act('stop');
+    expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.slot=${env.id}/web`], { encoding: 'utf8' }).trim()).toBe('');
+    await expect(fetch(env.endpoints[0].url)).rejects.toThrow();
+    await act('start');
+    expect(await text(env.endpoints[0].url)).toBe('v2');
+    expect(await text(`${env.endpoints[0].url}/cgi-bin/data`)).toBe('kept-in-the-dataset');
+  });
+
+  it('keeps the secret out of events and evidence; destroying the env removes its container', async () => {
+    const env = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production');
+    const deployments = (await h.api.get(`/v1/deployments?env=${env.id}&limit=50`)).body.items;
+    const events = (await h.api.get(`/v1/events?subject=env:${env.id}&limit=1000`)).body.items;
+    const full = await Promise.all(deployments.map(async (d: { id: string }) => (await h.api.get(`/v1/deployments/${d.id}`)).body));
+    expect(JSON.stringify({ full, events, env })).not.toContain(SECRET);
+    expect(h.agent.output()).not.toContain(SECRET);
+
+    const slotContainers = () => execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.slot=${env.id}/web`], { encoding: 'utf8' }).trim();
+    expect(slotContainers()).not.toBe('');
+    const destroy = await h.api.req('DELETE', `/v1/envs/${env.id}`);
+    expect(destroy.status, JSON.stringify(destroy.body)).toBe(202);
+    const done = await h.api.finished(destroy.body.deployment.id, 60_000);
+    expect(done.status, done.error ?? '').toBe('succeeded');
+    expect(slotContainers()).toBe('');
+  });
+});
