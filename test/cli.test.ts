@@ -237,7 +237,7 @@ describe('denv client commands', () => {
     expect(events).toMatchObject({ code: 0, stderr: '' });
     const rows = events.stdout.trimEnd().split('\n');
     expect(rows).toHaveLength(3);
-    expect(rows[1]).toMatch(/^\d+\s+\S+\s+deployment\.started\s+kind=deploy$/);
+    expect(rows[1]).toMatch(/^\d+\s+\S+\s+deployment\.started\s+kind=deploy control_plane=cp_\w+$/);
     expect(rows[2]).toMatch(/^\d+\s+\S+\s+deployment\.finished\s+.*status=rolled_back/);
     const first = rows[1]!.split(/\s+/)[0]!;
     const after = await cli('events', '--subject', `dep:${badDep}`, '--after', first);

@@ -89,7 +89,6 @@ describe.each(['btrfs', 'copy'] as const)('env data on the %s driver', (driver) 
     expect((await h.api.post('/v1/projects', { name: 'app' })).status).toBe(201);
   });
   afterAll(async () => {
-    if (process.env.DENV_TEST_DEBUG) console.log(h?.agent.output());
     await h?.close();
     await fs?.unmount();
   });

@@ -19,6 +19,8 @@ import { Sweeper } from './sweeps/sweeper.js';
 import { sweepMonitor } from './sweeps/monitor.js';
 import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
 import { hostPlanner, type Planner } from './lifecycle/planner.js';
+import { createControlPlaneMetrics } from './telemetry/prometheus.js';
+import { DEFAULT_METRICS_RETENTION_MS, sweepTelemetry } from './telemetry/telemetry-sweep.js';
 
 export interface ControlPlaneOptions {
   /** TCP port (0 = any free port). */
@@ -42,6 +44,12 @@ export interface ControlPlaneOptions {
   readonly resendAfterMs?: number;
   /** How often agents probe their services for live status (default 10 s). */
   readonly liveStatusMs?: number;
+  /** Telemetry: how often agents sample CPU/memory and probe endpoints (default 5 s), how long
+   *  samples are kept (default 1 h), and after how many occurrences a recurring error is an
+   *  incident (default 5). */
+  readonly metricsMs?: number;
+  readonly metricsRetentionMs?: number;
+  readonly incidentThreshold?: number;
   /** Deployment lease (default 30 s): how soon another control plane resumes a crashed one's work. */
   readonly leaseMs?: number;
   /** The planner for host targets (default: the deterministic host planner). */
@@ -73,7 +81,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     db, bus, notifier, replica, heartbeatMs, log,
     liveStatusMs: opts.liveStatusMs ?? 10_000,
     resendAfterMs: opts.resendAfterMs ?? 10 * 60_000,
+    metricsMs: opts.metricsMs ?? 5000,
+    incidentThreshold: opts.incidentThreshold ?? 5,
   });
+  const metrics = createControlPlaneMetrics(db, bus);
+  const timed = <T>(name: string, sweep: () => Promise<T>) => metrics.sweeps.wrap(name, sweep);
   // Embedded store: this process is the only control plane, so no host socket is held elsewhere.
   if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
   const engine = new Engine({
@@ -83,15 +95,17 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     sweepMs: 1000,
   });
   const admin = await ensureAdminToken(db, opts.dataDir);
-  const app = await buildServer({ db, bus, engine, agents }, { version: VERSION, log });
+  const app = await buildServer({ db, bus, engine, agents }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
+  const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(
-    () => void sweepHostHealth(db, timings).catch((err) => log(`host-health: ${messageOf(err)}`)),
+    () => void hostHealth().catch((err) => log(`host-health: ${messageOf(err)}`)),
     Math.max(100, Math.min(5000, timings.degradedAfterMs / 4)),
   );
   const sweepers = [
-    new Sweeper('monitor', () => sweepMonitor(db), 2000, bus, log),
-    new Sweeper('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log }), 1000, bus, log),
+    new Sweeper('monitor', timed('monitor', () => sweepMonitor(db)), 2000, bus, log),
+    new Sweeper('planner', timed('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log })), 1000, bus, log),
+    new Sweeper('telemetry', timed('telemetry', () => sweepTelemetry(db, opts.metricsRetentionMs ?? DEFAULT_METRICS_RETENTION_MS)), 30_000, bus, log),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
@@ -119,6 +133,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       await Promise.all(sweepers.map((s) => s.stop()));
       await plansSettled();
       await engine.stop();
+      metrics.close();
       await agents.closeAll();
       await notifier.close();
       await app.close();

@@ -6,6 +6,7 @@
  * Docker and the registry are required: their absence fails loudly (never a skip).
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,29 +60,35 @@ async function registryDigest(repository: string, tag: string): Promise<string> 
   return digest;
 }
 
-/** Build an httpd image serving `files` (path under /www → content), push it, drop the local copy, return its digest. */
+/**
+ * Build an httpd image serving `files` (path under /www → content), push it, drop the local copy,
+ * return its digest. Every build is unique (a random /www/build-id): test files build in
+ * parallel, and two identical builds would share one image that each then tries to remove.
+ */
 export async function buildHttpdImage(name: string, files: Record<string, string>): Promise<TestImage> {
   const dir = mkdtempSync(join(tmpdir(), 'denv-image-'));
   try {
-    copyFileSync(BUSYBOX, join(dir, 'busybox'));
-    for (const [file, content] of Object.entries(files)) {
-      mkdirSync(join(dir, 'www', file, '..'), { recursive: true });
-      writeFileSync(join(dir, 'www', file), content);
-      if (file.startsWith('cgi-bin/')) chmodSync(join(dir, 'www', file), 0o755);
+    // One COPY of a whole root: no intermediate image shared with another build (the legacy
+    // builder's cache would share the busybox layer's, and removing one image removes it).
+    mkdirSync(join(dir, 'rootfs', 'bin'), { recursive: true });
+    copyFileSync(BUSYBOX, join(dir, 'rootfs', 'bin', 'busybox'));
+    for (const [file, content] of Object.entries({ ...files, 'build-id': randomUUID() })) {
+      mkdirSync(join(dir, 'rootfs', 'www', file, '..'), { recursive: true });
+      writeFileSync(join(dir, 'rootfs', 'www', file), content);
+      if (file.startsWith('cgi-bin/')) chmodSync(join(dir, 'rootfs', 'www', file), 0o755);
     }
     writeFileSync(
       join(dir, 'Dockerfile'),
       [
         'FROM scratch',
-        'COPY busybox /bin/busybox',
-        'COPY www /www',
+        'COPY rootfs/ /',
         // The image's own start command: busybox sh expands $PORT inside the container.
         'CMD ["/bin/busybox", "sh", "-c", "exec /bin/busybox httpd -f -p 127.0.0.1:$PORT -h /www"]',
         '',
       ].join('\n'),
     );
     const repository = `${REGISTRY}/denv-test/${name}`;
-    const tag = `t${Date.now().toString(36)}`;
+    const tag = `t${randomUUID().slice(0, 12)}`;
     docker(['build', '--quiet', '--tag', `${repository}:${tag}`, dir]);
     docker(['push', '--quiet', `${repository}:${tag}`]);
     docker(['rmi', `${repository}:${tag}`]);

@@ -17,6 +17,9 @@ import { waitContainerHealthy } from '../runtimes/docker/container-health.js';
 import type { DeployedService, SlotRecord } from '../runtimes/docker/slot-store.js';
 import { slotFileKey, slotPortOwner, type Slot } from '../runtimes/docker/slot.js';
 
+/** With `down --remove-orphans`, removes every container of the project whatever it runs. */
+const EMPTY_COMPOSE = 'version: "2.4"\nservices: {}\n';
+
 export type ActivateResult = { readonly ok: true; readonly port: number; readonly endpoint: string; readonly restored: string } | { readonly ok: false; readonly port: number; readonly message: string };
 
 /** Which recorded deploy a version means: the one recorded for it, else the one its spec pins, else the current one. */
@@ -68,7 +71,7 @@ export function removeSlot(host: PipelineHost, slot: Slot): Promise<boolean> {
     if (host.docker) {
       const project = host.slots.projectOf(slot);
       removed = (await host.docker.container(project, slot.service)) !== null;
-      if (removed) await host.docker.down(project, await writeCompose(host, slot, record?.current?.compose ?? record?.previous?.compose ?? 'services: {}\n'));
+      if (removed) await host.docker.down(project, await writeCompose(host, slot, record?.current?.compose ?? record?.previous?.compose ?? EMPTY_COMPOSE));
     }
     await host.slots.remove(slot);
     await host.envFiles.removeSlot(slotFileKey(slot));

@@ -86,7 +86,9 @@ export class MetricsSampler {
         await this.exitReasons.observe(serviceKey(rec), pid);
         const cg = await memoryCgroupOf(pid);
         const limit = cg && cg.dir !== own?.dir ? await memoryLimit(cg) : null;
-        const target = rec.held ? null : probeTarget(rec.spec, rec.port);
+        // Availability is judged from the first passed health check on: a service still starting
+        // is not down, and one held paused by verify is frozen on purpose.
+        const target = rec.held || rec.state !== 'running' ? null : probeTarget(rec.spec, rec.port);
         const probe = target ? await probeAvailability(target.port, target.path) : null;
         w.samples.push({
           service: rec.service,

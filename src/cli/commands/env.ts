@@ -9,6 +9,7 @@ import { registerEnvOperations } from './env-operations.js';
 import { watchEnvList } from './env-watch.js';
 import { addPaging, noteNextPage } from './list-options.js';
 import { registerEnvLifecycle } from './env-lifecycle.js';
+import { registerEnvTelemetry } from './env-telemetry.js';
 
 export function formatEndpoints(endpoints: readonly Endpoint[]): string {
   return endpoints.map((e) => `${e.service}→${e.url}`).join(' ') || '—';
@@ -74,4 +75,5 @@ export function registerEnv(program: Command): void {
     });
 
   registerEnvOperations(env);
+  registerEnvTelemetry(env);
 }

@@ -3,6 +3,7 @@
  * Each checks what it can before writing anything, then creates its deployment (202
  * `{deployment, env}`; for fork `env` is the new env) in one transaction and kicks the engine.
  */
+import { OPERATION_FROM } from '../lifecycle/state-machine.js';
 import { emptyBody, forkBody, rollbackBody, verifyBody } from '../../contracts/api.js';
 import type { DeploymentKind, EnvStatus } from '../../contracts/domain.js';
 import { DenvError } from '../../contracts/errors.js';
@@ -16,13 +17,8 @@ import { route } from './route.js';
 
 /** The env statuses each operation may start from. (These operations do not move the env's
  *  lifecycle status, except fork, which creates a new env, and destroy, via the teardown action.) */
-export const OPERABLE_FROM = {
-  snapshot: ['running', 'degraded'],
-  // A fork copies a stored snapshot: the source need not be serving.
-  fork: ['running', 'degraded', 'stopped', 'failed'],
-  rollback: ['running', 'degraded', 'failed'],
-  verify: ['running', 'degraded'],
-} as const satisfies Partial<Record<DeploymentKind, readonly EnvStatus[]>>;
+/** Which statuses each operation may start from: the lifecycle table's `OPERATION_FROM`. */
+export const OPERABLE_FROM = OPERATION_FROM;
 
 /** The env, locked for the rest of the transaction, after checking `kind` may start from its status. */
 async function operableEnv(db: Db, team: string, ref: string, kind: keyof typeof OPERABLE_FROM): Promise<EnvRow> {

@@ -21,13 +21,20 @@ import { projectRoutes } from './projects.js';
 import { sandboxRoutes } from './sandboxes.js';
 import type { ApiContext, RouteDef } from './route.js';
 import { teamRoutes } from './teams.js';
+import { envTelemetryRoutes } from './env-telemetry.js';
+import { envStreamRoutes } from './env-streams.js';
+import { registerUi } from './ui.js';
+import type { ControlPlaneMetrics } from '../telemetry/prometheus.js';
 
 const NO_QUERY = z.strictObject({});
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes];
 
-export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void }): Promise<FastifyInstance> {
+/** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
+export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {
   const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
+  opts.metrics?.instrument(app);
+  registerUi(app);
   app.setErrorHandler(errorHandler(opts.log));
   app.setNotFoundHandler((req, reply) => reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }));
   await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024 } });

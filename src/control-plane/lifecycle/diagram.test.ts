@@ -9,3 +9,17 @@ describe('docs/lifecycle.md', () => {
     expect(block).toBe(lifecycleMermaid());
   });
 });
+
+describe('the lifecycle table', async () => {
+  const { OUTCOMES } = await import('../operations/env-status.js');
+  const { SWEEP_TRANSITIONS } = await import('./state-machine.js');
+  it('lists every outcome a finished deployment can set', () => {
+    for (const [kind, o] of Object.entries(OUTCOMES)) {
+      for (const from of o!.from) {
+        for (const to of [o!.ok, o!.failed]) {
+          if (to !== from) expect(SWEEP_TRANSITIONS[from] as readonly string[], `${kind}: ${from} → ${to}`).toContain(to);
+        }
+      }
+    }
+  });
+});

@@ -39,7 +39,8 @@ export const ACTION_TO = {
   delete_record: null,
 } as const satisfies Record<UserAction, EnvStatus | null>;
 
-/** Transitions the sweeps make (outcomes), for the diagram and for checks. */
+/** Transitions the sweeps make (outcomes of the work, `operations/env-status.ts`; the monitor's
+ *  flips; the planner's results). A test checks the outcomes against this table. */
 export const SWEEP_TRANSITIONS = {
   planning: ['awaiting_approval', 'deploying', 'upgrading', 'failed'],
   awaiting_approval: [],
@@ -47,10 +48,11 @@ export const SWEEP_TRANSITIONS = {
   upgrading: ['running', 'failed'],
   running: ['degraded'],
   degraded: ['running'],
-  failed: [],
-  stopping: ['stopped'],
+  // a rollback to a healthy snapshot brings a failed env back
+  failed: ['running'],
+  stopping: ['stopped', 'failed'],
   stopped: [],
-  tearing_down: ['torn_down'],
+  tearing_down: ['torn_down', 'failed'],
   torn_down: [],
   separated: [],
 } as const satisfies Record<EnvStatus, readonly EnvStatus[]>;
@@ -66,3 +68,13 @@ export function isAllowed(action: UserAction, status: EnvStatus): boolean {
 export function isTerminal(status: EnvStatus): boolean {
   return (TERMINAL_STATUSES as readonly EnvStatus[]).includes(status);
 }
+
+/** Operations on an env's data (seed 000 kinds that are not lifecycle actions) and the statuses
+ *  they may start from; any other status answers 409. */
+export const OPERATION_FROM = {
+  snapshot: ['running', 'degraded'],
+  // A fork copies a stored snapshot: the source need not be serving.
+  fork: ['running', 'degraded', 'stopped', 'failed'],
+  rollback: ['running', 'degraded', 'failed'],
+  verify: ['running', 'degraded'],
+} as const satisfies Record<string, readonly EnvStatus[]>;

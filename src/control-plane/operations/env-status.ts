@@ -18,7 +18,7 @@ interface Outcome {
   readonly events?: { readonly ok: string; readonly failed: string };
 }
 
-const OUTCOMES: Partial<Record<DeploymentKind, Outcome>> = {
+export const OUTCOMES: Partial<Record<DeploymentKind, Outcome>> = {
   deploy: { from: ['deploying', 'upgrading'], ok: 'running', failed: 'failed', events: { ok: 'apply_succeeded', failed: 'apply_failed' } },
   start: { from: ['deploying'], ok: 'running', failed: 'failed', events: { ok: 'apply_succeeded', failed: 'apply_failed' } },
   stop: { from: ['stopping'], ok: 'stopped', failed: 'failed' },

@@ -1,0 +1,41 @@
+/** Hosts: status, last heartbeat, runtime facts. */
+import { get } from '../api.js';
+import { Badge, Empty, ErrorBox, Section, Table } from '../components/ui.js';
+import { ago } from '../format.js';
+import { useLoad, useNow } from '../hooks.js';
+import type { Host, Page } from '../types.js';
+
+export function Hosts() {
+  const now = useNow();
+  const data = useLoad(() => get<Page<Host>>('/v1/hosts?limit=500'), [], 3000);
+  if (data.error && !data.data) return <ErrorBox error={data.error} />;
+  if (!data.data) return <p class="loading">Loading…</p>;
+  return (
+    <div class="stack">
+      <h1>Hosts</h1>
+      <Section title={`${data.data.items.length} host(s)`} testid="hosts">
+        {data.data.items.length === 0 ? (
+          <Empty>No host yet: start `denv agent --control URL --enrollment-key KEY` on a machine.</Empty>
+        ) : (
+          <Table head={['name', 'status', 'last heartbeat', 'kind', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
+            {data.data.items.map((h) => (
+              <tr key={h.id} data-testid={`host-${h.name}`}>
+                <td>{h.name}</td>
+                <td>
+                  <Badge status={h.status} />
+                </td>
+                <td>{ago(h.last_heartbeat_at, now)}</td>
+                <td>{h.kind}</td>
+                <td>{h.facts?.runtimes.join(', ') ?? '—'}</td>
+                <td>{h.facts?.dataset_driver ?? '—'}</td>
+                <td>{h.facts?.agent_version ?? '—'}</td>
+                <td>{h.facts ? `${h.facts.platform}/${h.facts.arch}` : '—'}</td>
+                <td class="mono">{h.id}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </Section>
+    </div>
+  );
+}
