@@ -25,7 +25,8 @@ describe('hosts', () => {
     expect(body.items).toHaveLength(1);
     expect(body.items[0]).toMatchObject({ id: h.hostId, name: 'test-host', kind: 'sidecar', status: 'connected' });
     expect(body.items[0].facts).toMatchObject({ runtimes: expect.arrayContaining(['process']), dataset_driver: 'copy' });
-    const cred = JSON.parse(readFileSync(join(h.agentDir, 'credential.json'), 'utf8'));
+    // the agent writes its credential when welcomed; the API may list the host a moment before
+    const cred = await waitFor(() => JSON.parse(readFileSync(join(h.agentDir, 'credential.json'), 'utf8')), 10_000, 'credential.json');
     expect(cred.host_id).toBe(h.hostId);
     expect(JSON.stringify(body.items[0])).not.toContain(cred.credential);
     const hash = createHash('sha256').update(cred.credential).digest('hex');

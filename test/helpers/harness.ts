@@ -66,6 +66,26 @@ export function killServiceProcesses(agentDir: string): void {
   }
 }
 
+/** Workloads handed over by `separate` keep running and are forgotten by the agent; the pids its
+ *  release phase reported are the test's to stop. */
+export async function killSeparatedWorkloads(api: Api): Promise<void> {
+  let after: string | null = null;
+  do {
+    const { body }: { body: { items: unknown[]; next: string | null } } = await api.get(`/v1/deployments?limit=500${after ? `&after=${after}` : ''}`);
+    for (const d of body.items as { kind: string; phases: { name: string; evidence: { left_running?: number[] } | null }[] }[]) {
+      if (d.kind !== 'separate') continue;
+      for (const pid of d.phases.find((p) => p.name === 'release')?.evidence?.left_running ?? []) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    after = body.next;
+  } while (after);
+}
+
 export async function connectedHostCount(api: Api): Promise<number> {
   const { body } = await api.get('/v1/hosts');
   return (body.items as { status: string }[]).filter((h) => h.status === 'connected').length;
@@ -99,6 +119,7 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
       await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
     },
     async close() {
+      await killSeparatedWorkloads(api).catch(() => {});
       await agent.kill('SIGTERM');
       killServiceProcesses(agentDir);
       await cp.close();

@@ -237,7 +237,11 @@ export class AgentGateway {
 
   /** Keep the env's latest live status (only from the host it is placed on); the monitor reads it. */
   private async liveStatus(hostId: string, msg: Extract<AgentMessage, { type: 'live_status' }>): Promise<void> {
-    const rows = await this.opts.db.query<{ id: string }>('update envs set live_status = $3 where id = $1 and host = $2 returning id', [msg.env, hostId, JSON.stringify({ at: msg.at, workloads: msg.workloads })]);
+    // received_at is the control plane's clock: the monitor compares it with the env's last change.
+    const rows = await this.opts.db.query<{ id: string }>(
+      "update envs set live_status = jsonb_set($3::jsonb, '{received_at}', to_jsonb(now())) where id = $1 and host = $2 returning id",
+      [msg.env, hostId, JSON.stringify({ at: msg.at, workloads: msg.workloads })],
+    );
     if (rows.length > 0) {
       this.opts.bus.emit('kick');
       this.opts.bus.emit('telemetry', msg.env);

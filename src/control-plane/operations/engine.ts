@@ -187,7 +187,7 @@ export class Engine {
         };
         let result: PhaseResult;
         try {
-          result = await raceAbort(def.run(ctx), signal, () =>
+          result = await raceAbort(() => def.run(ctx), signal, () =>
             timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.reason,
           );
         } catch (err) {
@@ -210,23 +210,32 @@ export class Engine {
     }
   }
 
+  /** The deployment's final status, its env's outcome status and the finished events, in one
+   *  transaction: whoever reads the deployment as finished reads its env's outcome too. */
   private async finish(dep: DeploymentRow, status: DeploymentRow['status']): Promise<void> {
-    await this.commit(dep, { status, finished: true });
-    const tookMs = Date.now() - new Date((await this.load(dep.id)).started_at as string).getTime();
     await this.opts.db.tx(async (tx) => {
+      const rows = await tx.query<{ started_at: unknown }>(
+        `update deployments set status = $3, phases = $4, state = $5, error = $6, finished_at = now(), lease_owner = null, lease_until = null
+         where id = $1 and lease_owner = $2 returning started_at`,
+        [dep.id, this.owner, status, JSON.stringify(dep.phases), JSON.stringify(dep.state), dep.error],
+      );
+      if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
+      dep.status = status;
+      const tookMs = Date.now() - new Date(rows[0].started_at as string).getTime();
       await onDeploymentFinished(tx, dep);
       for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) {
         await appendEvent(tx, { team: dep.team, subject, type: 'deployment.finished', data: { status, took_ms: tookMs, error: dep.error } });
       }
-      await tx.query('update deployments set lease_owner = null, lease_until = null where id = $1', [dep.id]);
     });
     this.opts.bus.emit('deployment', dep.id);
   }
 }
 
-/** Resolve with `work`, or reject with `reason()` as soon as `signal` aborts. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
+/** Start the work and resolve with it, or reject with `reason()` as soon as `signal` aborts (the
+ *  work's own later rejection is then ignored). */
+function raceAbort<T>(start: () => Promise<T>, signal: AbortSignal, reason: () => unknown): Promise<T> {
   if (signal.aborted) return Promise.reject(reason());
+  const work = start();
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(reason());
     signal.addEventListener('abort', onAbort, { once: true });
