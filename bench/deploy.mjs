@@ -66,7 +66,7 @@ compose.services.web.working_dir = helloDir;
 
 const denvMs = [];
 for (let i = 0; i < runs + 1; i++) {
-  compose.services.web.environment.APP_VERSION = String(i);
+  compose.services.web.environment = { ...compose.services.web.environment, RUN: String(i) };
   const t0 = performance.now();
   const { deployment } = await api('POST', '/v1/projects/hello/deploy', { compose });
   const done = await until(async () => {

@@ -293,9 +293,16 @@ export class ProcessRuntime {
 
   private async waitDead(live: Live, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
+    const child = live.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // Our own child tells us when it exits; adopted processes are polled below.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => (timer = setTimeout(r, ms)))]);
+      clearTimeout(timer);
+    }
     while (await this.alive(live)) {
       if (Date.now() >= deadline) return false;
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 10));
     }
     return true;
   }
