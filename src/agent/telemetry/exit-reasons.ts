@@ -8,6 +8,7 @@
  * Bounded: one entry per live service, removed when the service is forgotten.
  */
 import type { ServiceExit } from '../runtimes/process/env-state.js';
+import { isSameProcessAlive } from '../runtimes/process/proc-stat.js';
 import { memoryCgroupOf, oomKills, systemOomKills, type MemoryCgroup } from './memory-cgroup.js';
 
 interface Baseline {
@@ -32,8 +33,9 @@ export class ExitReasons {
   async observe(key: string, pid: number): Promise<void> {
     const cgroup = await memoryCgroupOf(pid);
     const [cgroupKills, systemKills] = await Promise.all([cgroup ? oomKills(cgroup) : null, systemOomKills()]);
-    // A process that died meanwhile reads as no cgroup: keep what we had.
-    if (!cgroup && this.baselines.get(key)?.pid === pid) return;
+    // The counts are a baseline only if the process outlived reading them: had the OOM killer
+    // struck meanwhile, they would already include its kill. A dead process keeps its old baseline.
+    if (!(await isSameProcessAlive(pid, null))) return;
     this.baselines.set(key, { pid, cgroup, cgroupKills, systemKills });
   }
 
