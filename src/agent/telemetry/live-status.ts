@@ -52,8 +52,12 @@ export async function collectLiveStatus(ctx: AgentContext, env: string): Promise
   return { env, at: new Date().toISOString(), workloads };
 }
 
-/** What changes trigger a push: readiness and identity, not timestamps or probe wording. */
-const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.ready, w.pid, w.restarts, w.last_exit]));
+/** What changes trigger a push: readiness, state and identity, not timestamps or probe wording.
+ *  The state matters: "starting, not ready" and "running, not ready" look alike otherwise, and a
+ *  service that fails right after starting would never be reported unhealthy. */
+const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.state, w.ready, w.pid, w.restarts, w.last_exit]));
+
+const REFRESH_EVERY = 20;
 
 export class LiveStatusReporter {
   private readonly last = new Map<string, string>();
@@ -66,7 +70,10 @@ export class LiveStatusReporter {
   start(intervalMs = this.intervalMs): void {
     this.intervalMs = intervalMs;
     if (this.timer) clearInterval(this.timer);
-    this.timer = setInterval(() => void this.tick(false), intervalMs);
+    // Every REFRESH_EVERY ticks every env is pushed even unchanged, so a status the control plane
+    // set aside (received before the env's last change) is replaced by a fresh one.
+    let ticks = 0;
+    this.timer = setInterval(() => void this.tick(++ticks % REFRESH_EVERY === 0), intervalMs);
     this.timer.unref();
   }
 

@@ -1,7 +1,7 @@
 import { deploymentsQuery } from '../../contracts/api.js';
 import { toDeployment, type DeploymentRow } from '../store/rows.js';
 import { findDeployment } from './lookup.js';
-import { decodeCursor, page } from './paging.js';
+import { listPage } from './paging.js';
 import { route } from './route.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
@@ -10,19 +10,9 @@ export const deploymentRoutes = [
   route({
     method: 'GET', url: '/v1/deployments', summary: 'List deployments, newest first', query: deploymentsQuery,
     async handler({ db }, { auth, query }) {
-      const after = decodeCursor(query.after);
-      const params: unknown[] = [auth.team, query.limit + 1];
-      let where = 'team = $1';
-      if (query.env) {
-        params.push(query.env);
-        where += ` and env = $${params.length}`;
-      }
-      if (after) {
-        params.push(after[0], after[1]);
-        where += ` and (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length})`;
-      }
-      const rows = await db.query<DeploymentRow>(`select * from deployments where ${where} order by created_at desc, id desc limit $2`, params);
-      return page(rows, query.limit, toDeployment);
+      const params: unknown[] = [auth.team];
+      if (query.env) params.push(query.env);
+      return listPage(db, { table: 'deployments', where: query.env ? 'team = $1 and env = $2' : 'team = $1', params, newestFirst: true }, query, toDeployment);
     },
   }),
   route({

@@ -17,7 +17,7 @@ import { askAgent } from '../telemetry/agent-requests.js';
 import { storeLogLines } from '../telemetry/intake.js';
 import { metricSeries, statusView, storedLogs, uptime } from '../telemetry/reads.js';
 import { findEnv, findProject } from './lookup.js';
-import { decodeCursor, page } from './paging.js';
+import { listPage } from './paging.js';
 import { route } from './route.js';
 
 /** Ask the agent to probe now and store the answer as the env's live status. */
@@ -85,24 +85,14 @@ export const envTelemetryRoutes = [
     method: 'GET', url: '/v1/envs/:env/incidents', summary: 'Recurring errors seen in the env, newest first, with count, sample and the improvement filed for each', query: incidentsQuery,
     async handler({ db }, { auth, params, query }) {
       const env = await findEnv(db, auth.team, params.env!);
-      const after = decodeCursor(query.after);
-      const rows = await db.query<IncidentRow>(
-        `select * from incidents where env = $1 and ($3::text is null or status = $3) ${after ? 'and (created_at, id) < ($4::timestamptz, $5)' : ''} order by created_at desc, id desc limit $2`,
-        after ? [env.id, query.limit + 1, query.status ?? null, after[0], after[1]] : [env.id, query.limit + 1, query.status ?? null],
-      );
-      return page(rows, query.limit, toIncident);
+      return listPage(db, { table: 'incidents', where: '(env = $1 and ($2::text is null or status = $2))', params: [env.id, query.status ?? null], newestFirst: true }, query, toIncident);
     },
   }),
   route({
     method: 'GET', url: '/v1/projects/:project/improvements', summary: "The project's improvement requests, newest first (incidents file kind bug)", query: improvementsQuery,
     async handler({ db }, { auth, params, query }) {
       const project = await findProject(db, auth.team, params.project!);
-      const after = decodeCursor(query.after);
-      const rows = await db.query<ImprovementRow>(
-        `select * from improvements where project = $1 and ($3::text is null or kind = $3) ${after ? 'and (created_at, id) < ($4::timestamptz, $5)' : ''} order by created_at desc, id desc limit $2`,
-        after ? [project.id, query.limit + 1, query.kind ?? null, after[0], after[1]] : [project.id, query.limit + 1, query.kind ?? null],
-      );
-      return page(rows, query.limit, toImprovement);
+      return listPage(db, { table: 'improvements', where: '(project = $1 and ($2::text is null or kind = $2))', params: [project.id, query.kind ?? null], newestFirst: true }, query, toImprovement);
     },
   }),
 ];

@@ -4,7 +4,7 @@ import { appendEvent } from '../store/events.js';
 import { newId, newSecret } from '../../contracts/ids.js';
 import { hashSecret } from '../auth/secrets.js';
 import { toHost, type HostRow } from '../store/rows.js';
-import { decodeCursor, page } from './paging.js';
+import { listPage } from './paging.js';
 import { route } from './route.js';
 import type { Db } from '../store/db.js';
 
@@ -23,12 +23,7 @@ export const hostRoutes = [
   route({
     method: 'GET', url: '/v1/hosts', summary: 'List hosts', query: listQuery,
     async handler({ db }, { auth, query }) {
-      const after = decodeCursor(query.after);
-      const rows = await db.query<HostRow>(
-        `select * from hosts where team = $1 ${after ? 'and (created_at, id) > ($3::timestamptz, $4)' : ''} order by created_at, id limit $2`,
-        after ? [auth.team, query.limit + 1, after[0], after[1]] : [auth.team, query.limit + 1],
-      );
-      return page(rows, query.limit, toHost);
+      return listPage(db, { table: 'hosts', where: 'team = $1', params: [auth.team] }, query, toHost);
     },
   }),
   route({

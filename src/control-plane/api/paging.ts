@@ -1,3 +1,4 @@
+import type { Db } from '../store/db.js';
 import { DenvError } from '../../contracts/errors.js';
 
 /** Opaque list cursors: the (created_at, id) of the last item, base64url. */
@@ -22,4 +23,28 @@ export function page<R extends { id: string; created_at: unknown }, T>(rows: R[]
   const kept = rows.slice(0, limit);
   const last = kept[kept.length - 1];
   return { items: kept.map(map), next: more && last ? encodeCursor(last.created_at, last.id) : null };
+}
+
+/**
+ * One page of `table`'s rows matching `where` (with `params` as $1…), ordered by (created_at, id)
+ * — oldest first, or newest first — and continuing after the request's cursor. `table` and
+ * `where` come from code, never from a request.
+ */
+export async function listPage<R extends { id: string; created_at: unknown }, T>(
+  db: Db,
+  o: { readonly table: string; readonly where: string; readonly params: readonly unknown[]; readonly newestFirst?: boolean },
+  query: { readonly limit: number; readonly after?: string },
+  map: (r: R) => T,
+): Promise<{ items: T[]; next: string | null }> {
+  const after = decodeCursor(query.after);
+  const params = [...o.params];
+  let where = o.where;
+  if (after) {
+    params.push(after[0], after[1]);
+    where += ` and (created_at, id) ${o.newestFirst ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length})`;
+  }
+  params.push(query.limit + 1);
+  const dir = o.newestFirst ? 'desc' : 'asc';
+  const rows = await db.query<R>(`select * from ${o.table} where ${where} order by created_at ${dir}, id ${dir} limit $${params.length}`, params);
+  return page(rows, query.limit, map);
 }

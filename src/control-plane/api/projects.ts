@@ -6,7 +6,7 @@ import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type EnvRow, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
 import { checkSignedDeploy } from './signed-deploy.js';
-import { decodeCursor, page } from './paging.js';
+import { listPage } from './paging.js';
 import { route } from './route.js';
 
 function composeObject(compose: string | Record<string, unknown>): { spec: Spec; stored: unknown } {
@@ -31,12 +31,7 @@ export const projectRoutes = [
   route({
     method: 'GET', url: '/v1/projects', summary: 'List projects', query: listQuery,
     async handler({ db }, { auth, query }) {
-      const after = decodeCursor(query.after);
-      const rows = await db.query<ProjectRow>(
-        `select * from projects where team = $1 ${after ? 'and (created_at, id) > ($3::timestamptz, $4)' : ''} order by created_at, id limit $2`,
-        after ? [auth.team, query.limit + 1, after[0], after[1]] : [auth.team, query.limit + 1],
-      );
-      return page(rows, query.limit, toProject);
+      return listPage(db, { table: 'projects', where: 'team = $1', params: [auth.team] }, query, toProject);
     },
   }),
   route({

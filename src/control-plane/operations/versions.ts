@@ -3,7 +3,7 @@
  * immutable once written, except `healthy` and `snapshot`, which its own deployment sets.
  */
 import { newId } from '../../contracts/ids.js';
-import type { EnvCreateResult } from '../../contracts/protocol.js';
+import type { Commands, EnvCreateResult } from '../../contracts/protocol.js';
 import type { Spec } from '../../contracts/spec.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow } from '../store/rows.js';
@@ -44,3 +44,25 @@ export const publicEndpoints = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endp
 
 /** Milliseconds since the deployment was created (API request → now). */
 export const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
+
+/**
+ * env.rollback to `version` on `host`: the agent makes it the env's running version (adopting
+ * or starting its services, stopping every other version); with `restoreData` it first replaces
+ * the datasets by the version's snapshot. Deploy verdicts, start and the rollback kind all go
+ * through here. `key` tells the phase's commands apart (idempotent per phase and key).
+ */
+export function activateVersion(
+  ctx: PhaseContext,
+  host: string,
+  version: Pick<VersionRecord, 'id' | 'spec' | 'snapshot'>,
+  opts: { restoreData: boolean; key?: string },
+): Promise<Commands['env.rollback']['result']> {
+  return ctx.call(host, 'env.rollback', {
+    env: ctx.deployment.env,
+    version: version.id,
+    services: { ...version.spec.services },
+    volumes: [...version.spec.volumes],
+    snapshot: version.snapshot,
+    restore_data: opts.restoreData,
+  }, opts.key);
+}

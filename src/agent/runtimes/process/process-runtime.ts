@@ -15,7 +15,7 @@ import type { ServiceSpec } from '../../../contracts/spec.js';
 import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
 import { isSameProcessAlive, readProcStat, signalGroup } from './proc-stat.js';
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
-import { envDir, serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
+import { envWorkDir, serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
 import { spawnDetached } from './spawn-detached.js';
 
 export interface ProcessRuntimeOptions {
@@ -130,8 +130,8 @@ export class ProcessRuntime {
     const key = serviceKey(req);
     if (this.lives.has(key)) await this.stop(req);
     const { env, version, service, spec, port, datasets } = req;
-    const cwd = spec.working_dir ?? envDir(this.opts.dataDir, env);
-    await mkdir(envDir(this.opts.dataDir, env), { recursive: true });
+    const cwd = spec.working_dir ?? envWorkDir(this.opts.dataDir, env);
+    await mkdir(envWorkDir(this.opts.dataDir, env), { recursive: true });
     const rec: ServiceRecord = {
       env,
       version,

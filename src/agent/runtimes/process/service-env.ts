@@ -49,9 +49,15 @@ export function serviceLogPath(dataDir: string, id: ServiceIdentity): string {
   return path.join(dataDir, 'logs', id.env, id.version, `${id.service}.log`);
 }
 
-/** The env's own directory, holding `state.json`; a service without `working_dir` runs here. */
+/** The env's own directory, holding `state.json` (the agent's, mode 0600). */
 export function envDir(dataDir: string, env: string): string {
   return path.join(dataDir, 'envs', env);
+}
+
+/** Where a service without `working_dir` runs: beside, not above, the agent's state, so nothing a
+ *  service or a verify collect of `.` reaches holds the agent's records (they carry env values). */
+export function envWorkDir(dataDir: string, env: string): string {
+  return path.join(envDir(dataDir, env), 'work');
 }
 
 /** The key of one service of one version: also its owner string in the port registry. */

@@ -3,23 +3,15 @@ import type { Spec } from '../../../contracts/spec.js';
 import { messageOf } from '../../../contracts/errors.js';
 import { type PhaseContext, type PhaseDef, type PhaseResult } from '../phase.js';
 import { paramsOf, stateOf } from './state.js';
+import { activateVersion } from '../versions.js';
 
 const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
 const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endpoints.map((e) => ({ service: e.service, url: e.url }));
 
-/** Make `version` the env's running version on the host (the agent stops every other version). */
-function activate(ctx: PhaseContext, host: string, version: { id: string; spec: Spec; snapshot: string | null }, key: string) {
-  return ctx.call(host, 'env.rollback', {
-    env: ctx.deployment.env,
-    version: version.id,
-    services: { ...version.spec.services },
-    volumes: [...version.spec.volumes],
-    snapshot: version.snapshot,
-    // A failed deploy keeps the data written since the last snapshot: the previous version
-    // comes back on the env's live datasets. (The rollback kind restores data; see DESIGN.)
-    restore_data: false,
-  }, key);
-}
+// A failed deploy keeps the data written since the last snapshot: the previous version comes
+// back on the env's live datasets (restoreData false). The rollback kind restores data.
+const activate = (ctx: PhaseContext, host: string, version: { id: string; spec: Spec; snapshot: string | null }, key: string) =>
+  activateVersion(ctx, host, version, { restoreData: false, key });
 
 async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
   const state = stateOf(ctx.state);

@@ -1,6 +1,6 @@
 import { connectedHost } from '../host-link.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
-import { loadVersion } from '../versions.js';
+import { activateVersion, loadVersion } from '../versions.js';
 import { paramsOf, stateOf } from './state.js';
 
 /**
@@ -17,14 +17,7 @@ export const restore: PhaseDef = {
     const version = await loadVersion(ctx.db, paramsOf(ctx.deployment.params).version);
     if (!version?.snapshot) throw new PhaseFailed('the version has no snapshot to restore');
     const host = await connectedHost(ctx, env.host, 'restore');
-    const res = await ctx.call(host, 'env.rollback', {
-      env: env.id,
-      version: version.id,
-      services: { ...version.spec.services },
-      volumes: [...version.spec.volumes],
-      snapshot: version.snapshot,
-      restore_data: true,
-    });
+    const res = await activateVersion(ctx, host, version, { restoreData: true });
     state.restore = res;
     if (res.restored === null) throw new PhaseFailed('the host restored no snapshot', { snapshot: null });
     return ok({ snapshot: res.restored, datasets: version.spec.volumes, outcome: res.outcome });

@@ -1,6 +1,6 @@
-import type { Spec } from '../../../contracts/spec.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
+import { activateVersion, loadVersion } from '../versions.js';
 
 /**
  * Re-apply the env's current version — the stored plan — through the same path as a deploy:
@@ -12,16 +12,10 @@ export const start: PhaseDef = {
   async run(ctx) {
     const env = await ctx.env();
     if (!env.current_version) throw new PhaseFailed('the env has no current version to start');
-    const version = (await ctx.db.query<{ id: string; spec: Spec; snapshot: string | null }>('select id, spec, snapshot from versions where id = $1', [env.current_version]))[0]!;
+    const version = await loadVersion(ctx.db, env.current_version);
+    if (!version) throw new PhaseFailed(`version ${env.current_version} not found`);
     const host = await connectedHost(ctx, env.host, 'start');
-    const res = await ctx.call(host, 'env.rollback', {
-      env: env.id,
-      version: version.id,
-      services: { ...version.spec.services },
-      volumes: [...version.spec.volumes],
-      snapshot: version.snapshot,
-      restore_data: false,
-    });
+    const res = await activateVersion(ctx, host, version, { restoreData: false });
     ctx.state.start = res;
     if (res.outcome === 'start_failed') throw new PhaseFailed(res.message ?? 'a service did not start', { services: res.services });
     return ok({ version: version.id, started_in_ms: res.started_in_ms });
