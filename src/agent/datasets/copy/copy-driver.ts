@@ -1,23 +1,15 @@
 /**
  * The `copy` dataset driver: plain directories, works on any filesystem.
  *
- *   <root>/<env>/live/<name>                 the data a service sees
- *   <root>/<env>/snapshots/<snap>/<name>     a named snapshot
- *
- * `<root>` is the agent's dataset root (`--datasets`, default `<data-dir>/datasets`).
+ * Layout and crash-safe replace: tree-driver.ts.
  *
  * Copies keep symlinks as symlinks with their target text unchanged (never followed, so a link
  * pointing outside the dataset copies the link, not what it points to), keep modes and
  * timestamps, and skip sockets, FIFOs and device nodes (they hold no data; reading a device could
- * never end). A snapshot or a restore is built beside its destination and renamed into place,
- * so a crash leaves the old copy or the new one, not a mix.
+ * never end).
  */
-import { cp, lstat, mkdir, readdir, rm } from 'node:fs/promises';
-import path from 'node:path';
-import { DenvError } from '../../../contracts/errors.js';
-import { assertSafeName } from '../../files.js';
-import type { DatasetDriver } from '../dataset-driver.js';
-import { exists, swapInto, tmpName } from '../staging.js';
+import { cp, lstat, mkdir, rm } from 'node:fs/promises';
+import { TreeDatasetDriver } from '../tree-driver.js';
 
 async function copyTree(src: string, dest: string): Promise<void> {
   await cp(src, dest, {
@@ -35,34 +27,8 @@ async function copyTree(src: string, dest: string): Promise<void> {
   });
 }
 
-async function countEntries(dir: string): Promise<number> {
-  const entries = await readdir(dir).catch(() => [] as string[]);
-  return entries.filter((e) => !e.startsWith('.')).length;
-}
-
-export class CopyDatasetDriver implements DatasetDriver {
+export class CopyDatasetDriver extends TreeDatasetDriver {
   readonly kind = 'copy' as const;
-  private readonly root: string;
-
-  /** `root`: the dataset root directory (created on first use). */
-  constructor(root: string) {
-    this.root = root;
-  }
-
-  private envDir(env: string): string {
-    assertSafeName('env', env);
-    return path.join(this.root, env);
-  }
-
-  private snapshotDir(env: string, snapName: string): string {
-    assertSafeName('snapshot', snapName);
-    return path.join(this.envDir(env), 'snapshots', snapName);
-  }
-
-  path(env: string, name: string): string {
-    assertSafeName('dataset', name);
-    return path.join(this.envDir(env), 'live', name);
-  }
 
   async create(env: string, name: string): Promise<string> {
     const dir = this.path(env, name);
@@ -70,60 +36,11 @@ export class CopyDatasetDriver implements DatasetDriver {
     return dir;
   }
 
-  hasSnapshot(env: string, snapName: string): Promise<boolean> {
-    return exists(this.snapshotDir(env, snapName));
+  protected cloneTree(src: string, dest: string): Promise<void> {
+    return copyTree(src, dest);
   }
 
-  async snapshot(env: string, snapName: string, names: readonly string[]): Promise<string[]> {
-    const dest = this.snapshotDir(env, snapName);
-    const staged = path.join(path.dirname(dest), tmpName(`snap-${snapName}`));
-    await mkdir(staged, { recursive: true });
-    try {
-      for (const name of names) await copyTree(await this.create(env, name), path.join(staged, name));
-      await swapInto(staged, dest);
-    } catch (err) {
-      await rm(staged, { recursive: true, force: true });
-      throw err;
-    }
-    return [...names];
-  }
-
-  async restore(env: string, snapName: string, names: readonly string[]): Promise<string[]> {
-    const snap = this.snapshotDir(env, snapName);
-    if (!(await exists(snap))) throw new DenvError('NOT_FOUND', `snapshot "${snapName}" of env ${env} does not exist on this host`);
-    return this.copyFromSnapshot(snap, env, names);
-  }
-
-  async fork(fromEnv: string, snapName: string, toEnv: string, names: readonly string[]): Promise<string[]> {
-    const snap = this.snapshotDir(fromEnv, snapName);
-    if (!(await exists(snap))) throw new DenvError('NOT_FOUND', `snapshot "${snapName}" of env ${fromEnv} does not exist on this host`);
-    return this.copyFromSnapshot(snap, toEnv, names);
-  }
-
-  async destroy(env: string): Promise<{ datasets: number; snapshots: number }> {
-    const dir = this.envDir(env);
-    const counts = { datasets: await countEntries(path.join(dir, 'live')), snapshots: await countEntries(path.join(dir, 'snapshots')) };
-    await rm(dir, { recursive: true, force: true });
-    return counts;
-  }
-
-  private async copyFromSnapshot(snap: string, env: string, names: readonly string[]): Promise<string[]> {
-    const copied: string[] = [];
-    for (const name of names) {
-      const source = path.join(snap, name);
-      if (!(await exists(source))) continue; // a volume added after the snapshot keeps its live data
-      const dest = this.path(env, name);
-      await mkdir(path.dirname(dest), { recursive: true });
-      const staged = path.join(path.dirname(dest), tmpName(`restore-${name}`));
-      try {
-        await copyTree(source, staged);
-        await swapInto(staged, dest);
-      } catch (err) {
-        await rm(staged, { recursive: true, force: true });
-        throw err;
-      }
-      copied.push(name);
-    }
-    return copied;
+  protected async removeTree(p: string): Promise<void> {
+    await rm(p, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,111 @@
+/**
+ * What the two dataset drivers share: the on-disk layout and the crash-safe replace.
+ *
+ *   <root>/<env>/live/<name>                 the data a service sees
+ *   <root>/<env>/snapshots/<snap>/<name>     a named snapshot
+ *
+ * A snapshot, a restore or a fork is built beside its destination and swapped in, so a crash
+ * leaves the old tree or the new one, never a mix. A driver says only how to make a dataset, how
+ * to clone a tree (a copy, or a btrfs snapshot) and how to delete one.
+ */
+import { mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { DenvError } from '../../contracts/errors.js';
+import { assertSafeName } from '../files.js';
+import type { DatasetDriver } from './dataset-driver.js';
+import { exists, swapInto, tmpName } from './staging.js';
+
+async function countEntries(dir: string): Promise<number> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  return entries.filter((e) => !e.startsWith('.')).length;
+}
+
+export abstract class TreeDatasetDriver implements DatasetDriver {
+  abstract readonly kind: DatasetDriver['kind'];
+
+  /** `root`: the agent's dataset root (`--datasets`, default `<data-dir>/datasets`). */
+  constructor(protected readonly root: string) {}
+
+  /** Make the live dataset `name` of `env` if it does not exist; its path. */
+  abstract create(env: string, name: string): Promise<string>;
+  /** Clone the tree `src` to the new path `dest`: read-only for a snapshot, writable for a restore or fork. */
+  protected abstract cloneTree(src: string, dest: string, readOnly: boolean): Promise<void>;
+  /** Delete a tree this driver made (idempotent). */
+  protected abstract removeTree(p: string): Promise<void>;
+
+  protected envDir(env: string): string {
+    assertSafeName('env', env);
+    return path.join(this.root, env);
+  }
+
+  protected snapshotDir(env: string, snapName: string): string {
+    assertSafeName('snapshot', snapName);
+    return path.join(this.envDir(env), 'snapshots', snapName);
+  }
+
+  path(env: string, name: string): string {
+    assertSafeName('dataset', name);
+    return path.join(this.envDir(env), 'live', name);
+  }
+
+  hasSnapshot(env: string, snapName: string): Promise<boolean> {
+    return exists(this.snapshotDir(env, snapName));
+  }
+
+  async snapshot(env: string, snapName: string, names: readonly string[]): Promise<string[]> {
+    const dest = this.snapshotDir(env, snapName);
+    const sources = await Promise.all(names.map((name) => this.create(env, name)));
+    const staged = path.join(path.dirname(dest), tmpName(`snap-${snapName}`));
+    await mkdir(staged, { recursive: true });
+    try {
+      for (const [i, name] of names.entries()) await this.cloneTree(sources[i]!, path.join(staged, name), true);
+      await swapInto(staged, dest, (p) => this.removeTree(p));
+    } catch (err) {
+      await this.removeTree(staged);
+      throw err;
+    }
+    return [...names];
+  }
+
+  async restore(env: string, snapName: string, names: readonly string[]): Promise<string[]> {
+    return this.writableFrom(await this.existingSnapshot(env, snapName), env, names);
+  }
+
+  async fork(fromEnv: string, snapName: string, toEnv: string, names: readonly string[]): Promise<string[]> {
+    return this.writableFrom(await this.existingSnapshot(fromEnv, snapName), toEnv, names);
+  }
+
+  async destroy(env: string): Promise<{ datasets: number; snapshots: number }> {
+    const dir = this.envDir(env);
+    const counts = { datasets: await countEntries(path.join(dir, 'live')), snapshots: await countEntries(path.join(dir, 'snapshots')) };
+    await this.removeTree(dir);
+    return counts;
+  }
+
+  private async existingSnapshot(env: string, snapName: string): Promise<string> {
+    const snap = this.snapshotDir(env, snapName);
+    if (!(await exists(snap))) throw new DenvError('NOT_FOUND', `snapshot "${snapName}" of env ${env} does not exist on this host`);
+    return snap;
+  }
+
+  /** Each dataset of `names` the snapshot holds replaces `env`'s live one by a writable clone. */
+  private async writableFrom(snap: string, env: string, names: readonly string[]): Promise<string[]> {
+    const made: string[] = [];
+    for (const name of names) {
+      const source = path.join(snap, name);
+      if (!(await exists(source))) continue; // a volume added after the snapshot keeps its live data
+      const dest = this.path(env, name);
+      await mkdir(path.dirname(dest), { recursive: true });
+      const staged = path.join(path.dirname(dest), tmpName(`restore-${name}`));
+      try {
+        await this.cloneTree(source, staged, false);
+        await swapInto(staged, dest, (p) => this.removeTree(p));
+      } catch (err) {
+        await this.removeTree(staged);
+        throw err;
+      }
+      made.push(name);
+    }
+    return made;
+  }
+}
