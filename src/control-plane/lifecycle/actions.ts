@@ -12,7 +12,7 @@ import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { latestPlan } from './plans.js';
-import { allowedActions, isAllowed, type UserAction } from './state-machine.js';
+import { ACTION_TO, allowedActions, isAllowed, type UserAction } from './state-machine.js';
 import { supersedePending } from './supersede.js';
 
 export interface ActionResult {
@@ -51,7 +51,8 @@ export async function performAction(db: Db, team: string, envId: string, action:
       if (!plan) throw new DenvError('INVALID_TRANSITION', `env ${env.name} has no plan awaiting approval`);
       await db.query("update env_plans set status = 'approved', actor = 'user', approved_at = now() where id = $1", [plan.id]);
       await event(db, env, 'plan_approved', { plan: plan.id, actor: 'user' });
-      const next = await setStatus(db, env, env.current_version ? 'upgrading' : 'deploying');
+      // ACTION_TO says deploying; an env that already runs a version is upgraded instead.
+      const next = await setStatus(db, env, env.current_version ? 'upgrading' : ACTION_TO.approve);
       const dep = plan.deployment ? (await db.query<DeploymentRow>('select * from deployments where id = $1', [plan.deployment]))[0] ?? null : null;
       return { env: next, deployment: dep };
     }
@@ -73,7 +74,7 @@ export async function performAction(db: Db, team: string, envId: string, action:
     }
     default: {
       const kind = ACTION_KIND[action]!;
-      const target: EnvStatus = action === 'stop' ? 'stopping' : action === 'start' ? 'deploying' : action === 'teardown' ? 'tearing_down' : 'separated';
+      const target: EnvStatus = ACTION_TO[action];
       if (action !== 'start') await supersedePending(db, env.id, action);
       const dep = await createDeployment(db, { team: env.team, env: env.id, kind, params: {} });
       await event(db, env, `${action}_requested`, { deployment: dep.id, from: env.status });
