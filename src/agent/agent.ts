@@ -108,7 +108,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     if (opts.control === undefined) return;
     // Sends on whatever link is up; assigned below, before anything can send.
     let sendToControl: (msg: AgentMessage) => boolean = () => false;
-    telemetry = new AgentTelemetry(runtime, exitReasons, (msg) => sendToControl(msg), log);
+    telemetry = new AgentTelemetry(runtime, exitReasons, (msg) => sendToControl(msg), log, pipeline);
     const ctx: AgentContext = {
       dataDir,
       control: opts.control,

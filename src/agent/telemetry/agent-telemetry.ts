@@ -7,7 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentMessage } from '../../contracts/protocol.js';
+import type { PipelineHost } from '../pipeline/pipeline-host.js';
 import type { ProcessRuntime } from '../runtimes/process/process-runtime.js';
+import { DockerLogs, DockerSamples } from './docker-workloads.js';
 import type { ExitReasons } from './exit-reasons.js';
 import { IncidentDetector } from './incident-detector.js';
 import { LogCollector } from './log-collector.js';
@@ -28,9 +30,11 @@ export class AgentTelemetry {
   private fast: NodeJS.Timeout | null = null;
   private sampling: NodeJS.Timeout | null = null;
 
-  constructor(runtime: ProcessRuntime, readonly exitReasons: ExitReasons, private readonly send: (msg: AgentMessage) => boolean, log: (line: string) => void) {
-    this.logs = new LogCollector(runtime, this.incidents, (env, lines) => send({ type: 'logs', env, lines }), log);
-    this.metrics = new MetricsSampler(runtime, exitReasons, (env, samples) => send({ type: 'metrics', env, samples }), log);
+  /** `pipeline`: the image services' host; with it their logs and samples join the process services' (docker-workloads.ts). */
+  constructor(runtime: ProcessRuntime, readonly exitReasons: ExitReasons, private readonly send: (msg: AgentMessage) => boolean, log: (line: string) => void, pipeline?: PipelineHost) {
+    const docker = pipeline?.docker ? pipeline : null;
+    this.logs = new LogCollector(runtime, this.incidents, (env, lines) => send({ type: 'logs', env, lines }), log, docker ? new DockerLogs(docker, this.incidents) : null);
+    this.metrics = new MetricsSampler(runtime, exitReasons, (env, samples) => send({ type: 'metrics', env, samples }), log, docker ? new DockerSamples(docker) : null);
   }
 
   /** (Re)start with the control plane's settings (after each welcome). */

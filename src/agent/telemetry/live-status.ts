@@ -9,6 +9,7 @@
 import type { LiveStatus, LiveWorkload } from '../../contracts/protocol.js';
 import type { AgentContext } from '../context.js';
 import { probeOnce } from '../health/wait-healthy.js';
+import { dockerEnvs, dockerLiveWorkloads } from './docker-workloads.js';
 import { describeExit } from './exit-reasons.js';
 import { directoryUsage } from './volume-usage.js';
 
@@ -49,13 +50,15 @@ export async function collectLiveStatus(ctx: AgentContext, env: string): Promise
       volumes: await Promise.all(Object.entries(rec.datasets).map(async ([name, dir]) => ({ name, ...(await directoryUsage(dir)) }))),
     });
   }
+  // Image services (docker slots of the env) follow the process services: docker-workloads.ts.
+  if (ctx.pipeline) workloads.push(...(await dockerLiveWorkloads(ctx.pipeline, env)));
   return { env, at: new Date().toISOString(), workloads };
 }
 
 /** What changes trigger a push: readiness, state and identity, not timestamps or probe wording.
  *  The state matters: "starting, not ready" and "running, not ready" look alike otherwise, and a
  *  service that fails right after starting would never be reported unhealthy. */
-const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.state, w.ready, w.pid, w.restarts, w.last_exit]));
+const fingerprint = (s: LiveStatus) => JSON.stringify(s.workloads.map((w) => [w.service, w.version, w.state, w.ready, w.pid, w.restarts, w.last_exit, w.desired]));
 
 const REFRESH_EVERY = 20;
 
@@ -90,7 +93,9 @@ export class LiveStatusReporter {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (const env of this.ctx.runtime.envs()) {
+      // Envs with process services, and envs with image services only.
+      const envs = new Set([...this.ctx.runtime.envs(), ...(this.ctx.pipeline ? await dockerEnvs(this.ctx.pipeline) : [])]);
+      for (const env of envs) {
         const status = await collectLiveStatus(this.ctx, env);
         const fp = fingerprint(status);
         if (!all && this.last.get(env) === fp) continue;

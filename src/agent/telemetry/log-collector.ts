@@ -11,6 +11,7 @@
  */
 import { LOG_RING_LINES, type LogLine } from '../../contracts/telemetry.js';
 import type { ProcessRuntime } from '../runtimes/process/process-runtime.js';
+import type { DockerLogs } from './docker-workloads.js';
 import type { IncidentDetector } from './incident-detector.js';
 import { LogTailer } from './log-tailer.js';
 import { RingBuffer } from './ring-buffer.js';
@@ -43,6 +44,8 @@ export class LogCollector {
     private readonly incidents: IncidentDetector,
     private readonly push: (env: string, lines: LogLine[]) => boolean,
     private readonly log: (line: string) => void,
+    /** The image services' logs (docker-workloads.ts), polled and served alongside; absent without a pipeline. */
+    private readonly docker: DockerLogs | null = null,
   ) {}
 
   /** Push the env's new lines as they come, for the next `ms` (0 stops). */
@@ -56,12 +59,13 @@ export class LogCollector {
     await this.poll();
     const out: LogLine[] = [];
     for (const w of this.workloads.values()) if (w.env === env) out.push(...w.ring.last(lines));
+    if (this.docker) out.push(...this.docker.snapshot(env, lines));
     return out;
   }
 
   /** Lines held for one workload (tests and the bench check the bound). */
   held(env: string, service: string): number {
-    return this.workloads.get(`${env}/${service}`)?.ring.size ?? 0;
+    return this.workloads.get(`${env}/${service}`)?.ring.size ?? this.docker?.held(env, service) ?? 0;
   }
 
   /** One pass over every log file; never overlaps itself. */
@@ -93,6 +97,13 @@ export class LogCollector {
         const until = this.watched.get(w.env);
         if (until !== undefined && until < now) this.watched.delete(w.env);
         else if (until !== undefined && fresh.length > 0) this.push(w.env, fresh.slice(-LOG_RING_LINES));
+      }
+      if (this.docker) {
+        for (const [env, fresh] of await this.docker.poll()) {
+          const until = this.watched.get(env);
+          if (until !== undefined && until < now) this.watched.delete(env);
+          else if (until !== undefined && fresh.length > 0) this.push(env, fresh);
+        }
       }
     } catch (err) {
       this.log(`logs: ${(err as Error).message}`);

@@ -10,6 +10,7 @@ import type { MetricSample } from '../../contracts/telemetry.js';
 import type { ProcessRuntime } from '../runtimes/process/process-runtime.js';
 import { serviceKey } from '../runtimes/process/service-env.js';
 import { probeAvailability, probeTarget } from './availability.js';
+import type { DockerSamples } from './docker-workloads.js';
 import type { ExitReasons } from './exit-reasons.js';
 import { memoryCgroupOf, memoryLimit, type MemoryCgroup } from './memory-cgroup.js';
 import { cpuPercent, pageSizeBytes, readGroupUsage } from './proc-usage.js';
@@ -36,6 +37,8 @@ export class MetricsSampler {
     private readonly exitReasons: ExitReasons,
     private readonly push: (env: string, samples: MetricSample[]) => boolean,
     private readonly log: (line: string) => void,
+    /** The image services' samples (docker-workloads.ts), kept in the same windows; absent without a pipeline. */
+    private readonly docker: DockerSamples | null = null,
   ) {}
 
   /** One round of samples, then push what is unsent. Never overlaps itself. */
@@ -103,6 +106,15 @@ export class MetricsSampler {
         });
       }),
     );
+    // An engine that does not answer costs the image services this round, not the process services' bookkeeping.
+    const dockerSamples = this.docker ? await this.docker.sample().catch((err: unknown) => (this.log(`metrics (docker): ${(err as Error).message}`), [])) : [];
+    for (const { env, sample } of dockerSamples) {
+      const key = `${env}/${sample.service}`;
+      live.add(key);
+      let w = this.windows.get(key);
+      if (!w) this.windows.set(key, (w = { env, samples: new RingBuffer(WINDOW_SAMPLES), sentUpTo: '', prev: null }));
+      w.samples.push(sample);
+    }
     // Several versions of a service may run at once (a deploy): one window per workload either way.
     for (const key of this.windows.keys()) if (!live.has(key)) this.windows.delete(key);
     this.exitReasons.retain(new Set(recs.map((r) => serviceKey(r))));
