@@ -118,7 +118,12 @@ describe('telemetry', () => {
     expect((await h.api.finished(res.body.deployment.id)).status).toBe('succeeded');
     const env = res.body.env.id as string;
     const url = (await h.api.get(`/v1/envs/${env}`)).body.endpoints[0].url;
-    await new Promise((r) => setTimeout(r, 1000)); // a metrics tick sees the process in its cgroup
+    // Wait until the agent has sampled the process inside its 96 MiB cgroup: from then on it knows
+    // the cgroup whose OOM-kill count tells an OOM kill from another SIGKILL.
+    await waitFor(async () => {
+      const { body } = await h.api.get(`/v1/envs/${env}/metrics`);
+      return (body.services[0]?.points ?? []).some((p: { mem_limit_bytes: number | null }) => p.mem_limit_bytes === 96 * 1024 * 1024);
+    }, 20_000, 'a sample of the app in its memory cgroup');
     await fetch(`${url}/alloc`, { method: 'POST' });
     const w = await waitFor(async () => {
       const wl = (await status(env)).live_status?.workloads[0];
