@@ -28,6 +28,7 @@ export type HealthVerdict = { readonly ok: true } | { readonly ok: false; readon
 
 const SLICE_MS = 100;
 const FAST_PROBE_MS = 10;
+const MIN_ATTEMPT_MS = 50;
 const FAST_PROBE_FOR_MS = 1000;
 const HTTP_ATTEMPT_MS = 2000;
 
@@ -65,6 +66,9 @@ async function waitHttp(spec: Extract<HealthSpec, { kind: 'http' }>, target: Hea
     if (exit) return startFailed(target, exit);
     const left = deadline - Date.now();
     if (left <= 0) break;
+    // A last attempt squeezed into a few milliseconds would only report its own timeout and hide
+    // the answer that matters (the last real failure): stop instead.
+    if (left < MIN_ATTEMPT_MS && last !== 'not tried') break;
     const probe = await probeHttp(port, spec.path, Math.min(HTTP_ATTEMPT_MS, left));
     if (probe.ok) return { ok: true };
     last = probe.detail;
