@@ -132,7 +132,7 @@ describe('lifecycle work on the host', () => {
     expect(left).toHaveLength(1);
     expect(await (await fetch(url)).text()).toContain(String(left[0]));
     expect(readdirSync(join(h.agentDir, 'envs'))).not.toContain(id); // forgotten by the agent
-    expect(JSON.parse(readFileSync(join(h.agentDir, 'released.json'), 'utf8'))).toContain(id);
+    expect(JSON.parse(readFileSync(join(h.agentDir, 'released.json'), 'utf8'))[id].pids).toEqual(left);
     expect((await h.api.post(`/v1/envs/${id}/stop`, {})).status).toBe(409);
     process.kill(-left[0]!, 'SIGKILL'); // ours to clean up now
   });

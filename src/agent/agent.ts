@@ -121,6 +121,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       telemetry,
       log,
     };
+    // A release interrupted by a crash: the env is recorded as handed over, so stop supervising it.
+    for (const env of ctx.released.list()) if (runtime.list(env).length > 0) await runtime.release(env);
     let dispatcher: Dispatcher | null = null;
     // eslint-disable-next-line prefer-const -- assigned once the link exists; used by its callbacks
     let reporter: LiveStatusReporter;

@@ -34,7 +34,7 @@ export const FAST_TIMINGS: Partial<ControlPlaneOptions> = {
   leaseMs: 3000,
 };
 
-/** pids of every service process recorded in an agent data dir. */
+/** pids of every service process recorded in an agent data dir (not those it handed over by `separate`). */
 export function agentServicePids(agentDir: string): number[] {
   const pids: number[] = [];
   let envs: string[] = [];
@@ -54,8 +54,19 @@ export function agentServicePids(agentDir: string): number[] {
   return pids;
 }
 
+/** pids of the workloads an agent handed over by `separate` (its `released.json`). */
+export function releasedPids(agentDir: string): number[] {
+  try {
+    const released = JSON.parse(readFileSync(join(agentDir, 'released.json'), 'utf8')) as Record<string, { pids: number[] }>;
+    return Object.values(released).flatMap((r) => r.pids);
+  } catch {
+    return [];
+  }
+}
+
+/** Kill every service process the agent started, including those it handed over. */
 export function killServiceProcesses(agentDir: string): void {
-  for (const pid of agentServicePids(agentDir)) {
+  for (const pid of [...agentServicePids(agentDir), ...releasedPids(agentDir)]) {
     for (const target of [-pid, pid]) {
       try {
         process.kill(target, 'SIGKILL');
@@ -64,26 +75,6 @@ export function killServiceProcesses(agentDir: string): void {
       }
     }
   }
-}
-
-/** Workloads handed over by `separate` keep running and are forgotten by the agent; the pids its
- *  release phase reported are the test's to stop. */
-export async function killSeparatedWorkloads(api: Api): Promise<void> {
-  let after: string | null = null;
-  do {
-    const { body }: { body: { items: unknown[]; next: string | null } } = await api.get(`/v1/deployments?limit=500${after ? `&after=${after}` : ''}`);
-    for (const d of body.items as { kind: string; phases: { name: string; evidence: { left_running?: number[] } | null }[] }[]) {
-      if (d.kind !== 'separate') continue;
-      for (const pid of d.phases.find((p) => p.name === 'release')?.evidence?.left_running ?? []) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-    }
-    after = body.next;
-  } while (after);
 }
 
 export async function connectedHostCount(api: Api): Promise<number> {
@@ -119,7 +110,6 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
       await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
     },
     async close() {
-      await killSeparatedWorkloads(api).catch(() => {});
       await agent.kill('SIGTERM');
       killServiceProcesses(agentDir);
       await cp.close();

@@ -108,6 +108,8 @@ describe('env.rollback', () => {
 
   it('with restore_data stops everything, restores the snapshot and starts the version', async () => {
     const v1 = await create('ver_1');
+    // the service writes its first tick right after it starts; snapshot once it has
+    for (let i = 0; i < 200 && !(await readFile(path.join(livePath(), 'ticks'), 'utf8').catch(() => '')); i++) await new Promise((r) => setTimeout(r, 25));
     await envSnapshot.run({ env: 'env_s', name: 'snap_1', volumes: ['data'] }, fx.ctx, Date.now());
     const snapTicks = await readFile(path.join(fx.dataDir, 'datasets', 'env_s', 'snapshots', 'snap_1', 'data', 'ticks'), 'utf8');
     await create('ver_2', { retire_others: true });
