@@ -2,6 +2,8 @@
  * Once per test run: an initialised, migrated PGlite data dir that test control planes copy
  * (initdb takes ~5 s and ~850 MiB; a copy takes milliseconds), and a check that the PostgreSQL
  * server the scale-out/store tests need is reachable — missing, the run fails loudly.
+ * Also one temp root for the run's data dirs (freshDataDir), removed when the run ends: each
+ * control plane copies ~40 MB of PGlite, so leaving them behind would fill a small disk.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +19,17 @@ export default async function setup(project: TestProject) {
   await migrate(db);
   await db.close();
   project.provide('pgliteTemplate', dir);
-  return () => rmSync(root, { recursive: true, force: true });
+  const dataRoot = mkdtempSync(join(tmpdir(), 'denv-tests-'));
+  project.provide('testDataRoot', dataRoot);
+  return () => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(dataRoot, { recursive: true, force: true });
+  };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    testDataRoot: string;
   }
 }

@@ -12,8 +12,9 @@ import { inject } from 'vitest';
 export const STORES = ['pglite', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 
+/** A new directory under the run's temp root (removed when the test run ends). */
 export function freshDataDir(prefix = 'denv-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return mkdtempSync(join(inject('testDataRoot'), prefix));
 }
 
 /** Seed `dataDir/pgdata` from the migrated template so start-up skips initdb. */
