@@ -52,7 +52,7 @@ describe('two control planes on one PostgreSQL server', () => {
     // 3 envs × 2 versions, requested alternately through both replicas
     for (let v = 1; v <= 2; v++) {
       const batch = await Promise.all(
-        [1, 2, 3].map((e, i) =>
+        [1, 2, 3].map((e) =>
           apis[(e + v) % 2]!.post('/v1/projects/shared/deploy', {
             env: `e${e}`,
             compose: { services: { web: { command: ['node', APP], environment: { VERSION: `r${round}v${v}` }, 'x-denv': { health: { path: '/healthz' } } } } },

@@ -4,7 +4,6 @@
  * DENV_TEST_DATABASE_URL (.ci/run starts one). A missing server fails the test, never skips it.
  */
 import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';

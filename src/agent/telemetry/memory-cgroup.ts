@@ -9,6 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { controllerDirs, parseControllerMounts, parseControllerPath } from './cgroup-dir.js';
 
 export interface MemoryCgroup {
   readonly version: 1 | 2;
@@ -16,55 +17,17 @@ export interface MemoryCgroup {
   readonly dir: string;
 }
 
-interface Mount {
-  readonly version: 1 | 2;
-  readonly root: string;
-  readonly point: string;
-}
+/** cgroup mounts carrying `memory` (v1) and v2, from the text of /proc/self/mountinfo. Pure. */
+export const parseCgroupMounts = (mountinfo: string) => parseControllerMounts(mountinfo, 'memory');
 
-/** cgroup mounts from the text of /proc/self/mountinfo: v1 mounts carrying `memory`, and v2. Pure. */
-export function parseCgroupMounts(mountinfo: string): Mount[] {
-  const out: Mount[] = [];
-  for (const line of mountinfo.split('\n')) {
-    const [left, right] = line.split(' - ');
-    if (!left || !right) continue;
-    const f = left.split(' ');
-    const [fstype, , options] = right.split(' ');
-    const root = f[3];
-    const point = f[4];
-    if (!root || !point) continue;
-    if (fstype === 'cgroup2') out.push({ version: 2, root, point });
-    else if (fstype === 'cgroup' && (options ?? '').split(',').includes('memory')) out.push({ version: 1, root, point });
-  }
-  return out;
-}
-
-/** The memory cgroup path of a process from the text of /proc/<pid>/cgroup: v1 `memory` first, else v2 `0::`. Pure. */
-export function parseMemoryCgroupPath(text: string): { version: 1 | 2; path: string } | null {
-  let v2: string | null = null;
-  for (const line of text.split('\n')) {
-    const m = /^(\d+):([^:]*):(.*)$/.exec(line.trim());
-    if (!m) continue;
-    if (m[2]!.split(',').includes('memory')) return { version: 1, path: m[3]! };
-    if (m[1] === '0' && m[2] === '') v2 = m[3]!;
-  }
-  return v2 === null ? null : { version: 2, path: v2 };
-}
-
-let mounts: Promise<Mount[]> | null = null;
+/** The memory cgroup path of a process from the text of /proc/<pid>/cgroup. Pure. */
+export const parseMemoryCgroupPath = (text: string) => parseControllerPath(text, 'memory');
 
 export async function memoryCgroupOf(pid: number | 'self'): Promise<MemoryCgroup | null> {
-  mounts ??= readFile('/proc/self/mountinfo', 'utf8').then(parseCgroupMounts, () => []);
-  const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => null);
-  const where = text === null ? null : parseMemoryCgroupPath(text);
-  if (!where) return null;
-  for (const m of await mounts) {
-    if (m.version !== where.version) continue;
-    if (m.root !== '/' && !where.path.startsWith(m.root)) continue;
-    const dir = path.join(m.point, m.root === '/' ? where.path : where.path.slice(m.root.length));
+  for (const { version, dir } of await controllerDirs(pid, 'memory')) {
     // v2 in hybrid mode may not have the memory controller enabled: then it says nothing useful.
-    const probe = where.version === 1 ? 'memory.usage_in_bytes' : 'memory.current';
-    if (await readFile(path.join(dir, probe), 'utf8').then(() => true, () => false)) return { version: where.version, dir };
+    const probe = version === 1 ? 'memory.usage_in_bytes' : 'memory.current';
+    if (await readFile(path.join(dir, probe), 'utf8').then(() => true, () => false)) return { version, dir };
   }
   return null;
 }

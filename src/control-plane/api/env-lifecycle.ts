@@ -6,13 +6,17 @@ import { toDeployment, toEnv } from '../store/rows.js';
 import { findEnv } from './lookup.js';
 import { route, type ApiContext, type Call } from './route.js';
 
-/** Run a lifecycle action; 202 `{deployment, env}` (deployment null when the action needs no work on a host). */
-async function act({ db, bus }: ApiContext, call: Call<{ guidance?: string } | undefined, unknown>, action: UserAction) {
-  const out = await db.tx((tx) => performAction(tx, call.auth.team, call.params.env!, action, { guidance: call.body?.guidance }));
+/** Run a lifecycle action on `envId`; answers `{deployment, env}` (deployment null when the
+ *  action needs no work on a host). Also `DELETE /v1/envs/{env}` (teardown). */
+export async function runAction({ db, bus }: Pick<ApiContext, 'db' | 'bus'>, team: string, envId: string, action: UserAction, guidance?: string) {
+  const out = await db.tx((tx) => performAction(tx, team, envId, action, { guidance }));
   bus.emit('kick');
   if (out.deployment) bus.emit('deployment', out.deployment.id);
   return { deployment: out.deployment ? toDeployment(out.deployment) : null, env: toEnv(out.env) };
 }
+
+const act = (ctx: ApiContext, call: Call<{ guidance?: string } | undefined, unknown>, action: UserAction) =>
+  runAction(ctx, call.auth.team, call.params.env!, action, call.body?.guidance);
 
 const simple = (action: Exclude<UserAction, 'replan' | 'delete_record'>, summary: string) =>
   route({ method: 'POST', url: `/v1/envs/:env/${action}`, summary, body: emptyBody.optional(), status: 202, handler: (ctx, call) => act(ctx, call as never, action) });

@@ -5,20 +5,27 @@
  */
 import { OPERATION_FROM } from '../lifecycle/state-machine.js';
 import { emptyBody, forkBody, rollbackBody, verifyBody } from '../../contracts/api.js';
-import type { DeploymentKind, EnvStatus } from '../../contracts/domain.js';
 import { DenvError } from '../../contracts/errors.js';
-import { performAction } from '../lifecycle/actions.js';
+import { runAction } from './env-lifecycle.js';
 import { createDeployment } from '../operations/create-deployment.js';
 import { loadVersion, type VersionRecord } from '../operations/versions.js';
 import type { Db } from '../store/db.js';
 import { toDeployment, toEnv, type EnvRow } from '../store/rows.js';
 import { assertForkable, createFork, shortSuffix } from './fork-source.js';
-import { route } from './route.js';
+import { route, type ApiContext } from './route.js';
 
 /** The env statuses each operation may start from. (These operations do not move the env's
  *  lifecycle status, except fork, which creates a new env, and destroy, via the teardown action.) */
 /** Which statuses each operation may start from: the lifecycle table's `OPERATION_FROM`. */
 export const OPERABLE_FROM = OPERATION_FROM;
+
+/** Check and create an operation in one transaction, then wake the engine: a refused request
+ *  writes nothing. */
+async function startOperation<T>({ db, bus }: Pick<ApiContext, 'db' | 'bus'>, work: (tx: Db) => Promise<T>): Promise<T> {
+  const out = await db.tx(work);
+  bus.emit('kick');
+  return out;
+}
 
 /** The env, locked for the rest of the transaction, after checking `kind` may start from its status. */
 async function operableEnv(db: Db, team: string, ref: string, kind: keyof typeof OPERABLE_FROM): Promise<EnvRow> {
@@ -53,47 +60,41 @@ export const envOperationRoutes = [
   route({
     method: 'POST', url: '/v1/envs/:env/snapshot', summary: 'Snapshot the env (services paused, datasets snapshotted) as a new version (202)', body: emptyBody.optional(), status: 202,
     async handler({ db, bus }, { auth, params }) {
-      const out = await db.tx(async (tx) => {
+      return startOperation({ db, bus }, async (tx) => {
         const env = await operableEnv(tx, auth.team, params.env!, 'snapshot');
         await currentVersion(tx, env, 'snapshot');
         const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'snapshot', params: {} });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
-      bus.emit('kick');
-      return out;
     },
   }),
   route({
     method: 'POST', url: '/v1/envs/:env/fork', summary: "Fork the env's current version (its snapshot) into a new env on the same host (202; env is the new env)", body: forkBody.optional(), status: 202,
     async handler({ db, bus }, { auth, params, body }) {
-      const out = await db.tx(async (tx) => {
+      return startOperation({ db, bus }, async (tx) => {
         const env = await operableEnv(tx, auth.team, params.env!, 'fork');
         const version = await currentVersion(tx, env, 'fork');
         await assertForkable(tx, version);
         const fork = await createFork(tx, { team: auth.team, project: env.project, name: body?.name ?? `${env.name}-fork-${shortSuffix()}`, stage: 'fork', version });
         return { deployment: toDeployment(fork.deployment), env: toEnv(fork.env) };
       });
-      bus.emit('kick');
-      return out;
     },
   }),
   route({
     method: 'POST', url: '/v1/envs/:env/rollback', summary: 'Restore the env, data included, to a healthy snapshot version of it (202; 409 says why a version is refused)', body: rollbackBody, status: 202,
     async handler({ db, bus }, { auth, params, body }) {
-      const out = await db.tx(async (tx) => {
+      return startOperation({ db, bus }, async (tx) => {
         const env = await operableEnv(tx, auth.team, params.env!, 'rollback');
         const target = await rollbackTarget(tx, env, body.version);
         const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'rollback', params: { version: target.id } });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
-      bus.emit('kick');
-      return out;
     },
   }),
   route({
     method: 'POST', url: '/v1/envs/:env/verify', summary: 'Freeze the agent service, collect its output, snapshot, grade it in a fork (202)', body: verifyBody.optional(), status: 202,
     async handler({ db, bus }, { auth, params, body }) {
-      const out = await db.tx(async (tx) => {
+      return startOperation({ db, bus }, async (tx) => {
         const env = await operableEnv(tx, auth.team, params.env!, 'verify');
         const version = await currentVersion(tx, env, 'verify');
         if (!version.spec.agent) throw new DenvError('BAD_REQUEST', `x-denv.agent.service: required for verify (the spec of the current version ${version.id} has none)`);
@@ -101,17 +102,10 @@ export const envOperationRoutes = [
         const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'verify', params: { resume: body?.resume ?? false } });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
-      bus.emit('kick');
-      return out;
     },
   }),
   route({
     method: 'DELETE', url: '/v1/envs/:env', summary: 'Destroy the env: processes, datasets, snapshots and ports on its host (the teardown action; 202)', status: 202,
-    async handler({ db, bus }, { auth, params }) {
-      const out = await db.tx((tx) => performAction(tx, auth.team, params.env!, 'teardown'));
-      bus.emit('kick');
-      if (out.deployment) bus.emit('deployment', out.deployment.id);
-      return { deployment: out.deployment ? toDeployment(out.deployment) : null, env: toEnv(out.env) };
-    },
+    handler: (ctx, { auth, params }) => runAction(ctx, auth.team, params.env!, 'teardown'),
   }),
 ];

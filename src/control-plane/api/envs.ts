@@ -1,5 +1,5 @@
 import { listQuery } from '../../contracts/api.js';
-import { toEnv, toVersion, type EnvRow, type VersionRow } from '../store/rows.js';
+import { toEnv, toVersion } from '../store/rows.js';
 import { findEnv } from './lookup.js';
 import { listPage } from './paging.js';
 import { route } from './route.js';

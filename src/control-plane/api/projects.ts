@@ -3,7 +3,7 @@ import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
-import { toDeployment, toEnv, toProject, type EnvRow, type ProjectRow } from '../store/rows.js';
+import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
 import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';

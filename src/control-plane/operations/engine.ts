@@ -118,14 +118,13 @@ export class Engine {
   }
 
   /** Commit the deployment's phases/state/status, only while we still hold its lease. */
-  private async commit(dep: DeploymentRow, fields: Partial<Pick<DeploymentRow, 'status' | 'error'>> & { finished?: boolean; started?: boolean }): Promise<void> {
+  private async commit(dep: DeploymentRow, fields: Partial<Pick<DeploymentRow, 'status' | 'error'>> & { started?: boolean }): Promise<void> {
     const rows = await this.opts.db.query<{ id: string }>(
       `update deployments set phases = $3, state = $4, status = $5, error = $6,
          started_at = case when $7 then coalesce(started_at, now()) else started_at end,
-         finished_at = case when $8 then now() else finished_at end,
-         lease_until = now() + ($9 || ' milliseconds')::interval
+         lease_until = now() + ($8 || ' milliseconds')::interval
        where id = $1 and lease_owner = $2 returning id`,
-      [dep.id, this.owner, JSON.stringify(dep.phases), JSON.stringify(dep.state), fields.status ?? dep.status, fields.error !== undefined ? fields.error : dep.error, fields.started ?? false, fields.finished ?? false, String(this.opts.leaseMs)],
+      [dep.id, this.owner, JSON.stringify(dep.phases), JSON.stringify(dep.state), fields.status ?? dep.status, fields.error !== undefined ? fields.error : dep.error, fields.started ?? false, String(this.opts.leaseMs)],
     );
     if (rows.length === 0) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
     if (fields.status) dep.status = fields.status;
