@@ -29,8 +29,9 @@ const compose = (image: TestImage) => ({
   services: { web: { image: image.repository, volumes: ['data:/data'], 'x-denv': { health: { path: '/healthz', timeout: '5s' } } } },
   volumes: { data: {} },
 });
-const envelope = (image: TestImage, signer = key) =>
-  envelopeOf(payloadOf({ service: 'web', repository: image.repository, digest: image.digest, host: 'test-host', env: { GREETING: SECRET } }), signer);
+// On a host that requires signatures the mounts come from the envelope's `run` (the Compose file may repeat them).
+const envelope = (image: TestImage, signer = key, extra: Record<string, unknown> = {}) =>
+  envelopeOf(payloadOf({ service: 'web', repository: image.repository, digest: image.digest, host: 'test-host', env: { GREETING: SECRET }, run: { volumes: [{ source: 'data', target: '/data' }] }, ...extra }), signer);
 
 async function deploy(body: Record<string, unknown>): Promise<Deployment> {
   const res = await h.api.post('/v1/projects/signed/deploy', { env: 'production', ...body });
@@ -120,15 +121,65 @@ describe('signed deploys through the control plane', () => {
     expect(await text(`${env.endpoints[0].url}/cgi-bin/data`)).toBe('kept-in-the-dataset');
   });
 
-  it('a forged envelope fails at verify on the host and the env keeps serving', async () => {
+  /** The env as the API shows it, and the id of the container serving it. */
+  const envNow = async (id: string) => ({ env: (await h.api.get(`/v1/envs/${id}`)).body, container: execFileSync('docker', ['ps', '-q', '--filter', `label=dev.denv.slot=${id}/web`], { encoding: 'utf8' }).trim() });
+
+  it('a forged envelope fails at verify on the host: the deployment is failed, the env untouched (nothing was rolled back)', async () => {
+    const envId = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production').id;
+    const before = await envNow(envId);
     const dep = await deploy({ compose: compose(images.v1), envelope: envelope(images.v1, testKey()) });
-    expect(dep.status).toBe('rolled_back');
+    expect(dep.status).toBe('failed');
     expect(dep.error).toMatch(/^start: web: verify: signature does not verify/);
     const pipeline = (phase(dep, 'prepare').evidence as { pipelines: { web: { state: string; stages: { name: string; status: string }[] } } }).pipelines.web;
     expect(pipeline.state).toBe('failure');
     expect(pipeline.stages.find((s) => s.name === 'verify')!.status).toBe('failed');
-    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
-    expect(await text(env.endpoints[0].url)).toBe('v2');
+    expect(phase(dep, 'verdict').evidence).toMatchObject({ changed: false, refused: { web: 'verify' }, current_version: before.env.current_version });
+    const after = await envNow(envId);
+    expect(after.env).toMatchObject({ status: 'running', current_version: before.env.current_version, endpoints: before.env.endpoints });
+    expect(after.container).toBe(before.container);
+    expect(await text(after.env.endpoints[0].url)).toBe('v2');
+  });
+
+  it('a replayed envelope is refused at admit: the deployment is failed, the env untouched (issue 9: it was rolled_back)', async () => {
+    const envId = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production').id;
+    const signed = envelope(images.v1);
+    const first = await deploy({ compose: compose(images.v1), envelope: signed });
+    expect(first.status, first.error ?? '').toBe('succeeded');
+    const before = await envNow(envId);
+    expect(await text(before.env.endpoints[0].url)).toBe('v1');
+    const replay = await deploy({ compose: compose(images.v1), envelope: signed });
+    expect(replay.status).toBe('failed');
+    expect(replay.error).toMatch(/^start: web: admit: replayed/);
+    expect(phase(replay, 'verdict').evidence).toMatchObject({ changed: false, refused: { web: 'admit' }, current_version: before.env.current_version });
+    const after = await envNow(envId);
+    expect(after.env).toMatchObject({ status: 'running', current_version: before.env.current_version, endpoints: before.env.endpoints });
+    expect(after.container).toBe(before.container);
+    expect(await text(after.env.endpoints[0].url)).toBe('v1');
+    // Back to v2 for the tests below.
+    const v2 = await deploy({ compose: compose(images.v2), envelope: envelope(images.v2) });
+    expect(v2.status, v2.error ?? '').toBe('succeeded');
+  });
+
+  it('what runs comes from the envelope: a Compose entrypoint or command it does not sign, or another project, is refused at admit naming the field; the env is untouched', async () => {
+    const envId = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production').id;
+    const before = await envNow(envId);
+    const leaky = compose(images.v1);
+    const withEntrypoint = { ...leaky, services: { web: { ...leaky.services.web, entrypoint: ['/bin/busybox', 'sh', '-c', 'echo $GREETING'] } } };
+    const refused = await deploy({ compose: withEntrypoint, envelope: envelope(images.v1) });
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toMatch(/^start: web: admit: run\.entrypoint: the Compose file sets it and the envelope does not/);
+    expect(refused.error).not.toContain('GREETING');
+    const otherCommand = { ...leaky, services: { web: { ...leaky.services.web, command: ['/bin/busybox', 'httpd', '-f'] } } };
+    const differs = await deploy({ compose: otherCommand, envelope: envelope(images.v1, key, { run: { command: ['/bin/busybox', 'true'], volumes: [{ source: 'data', target: '/data' }] } }) });
+    expect(differs.error).toMatch(/^start: web: admit: run\.command: the Compose file sets it differently from the envelope/);
+    const elsewhere = await deploy({ compose: compose(images.v1), envelope: envelope(images.v1, key, { scope: { project: 'another' } }) });
+    expect(elsewhere.error).toMatch(/^start: web: admit: scope\.project: the envelope is for project "another", this deploy is for "signed"/);
+    const after = await envNow(envId);
+    expect(after.env).toMatchObject({ status: 'running', current_version: before.env.current_version });
+    expect(after.container).toBe(before.container);
+    // An envelope bound to this project and env is deployed.
+    const bound = await deploy({ compose: compose(images.v2), envelope: envelope(images.v2, key, { scope: { project: 'signed', env: 'production' } }) });
+    expect(bound.status, bound.error ?? '').toBe('succeeded');
   });
 
   it('an image failing health is rolled back on the host (failure_rolled_back) and the deployment rolls back', async () => {

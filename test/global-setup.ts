@@ -5,7 +5,7 @@
  * Also one temp root for the run's data dirs (freshDataDir), removed when the run ends: each
  * control plane copies ~40 MB of PGlite, so leaving them behind would fill a small disk.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -20,6 +20,7 @@ export default async function setup(project: TestProject) {
   await db.close();
   project.provide('pgliteTemplate', dir);
   const dataRoot = mkdtempSync(join(tmpdir(), 'denv-tests-'));
+  chmodSync(dataRoot, 0o711); // services run as users of their own and must reach their files below it
   project.provide('testDataRoot', dataRoot);
   return () => {
     rmSync(root, { recursive: true, force: true });

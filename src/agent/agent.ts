@@ -7,7 +7,8 @@
  * `close()` ends the link and the agent's timers but never stops services: they keep running
  * and the next agent on the same data dir adopts them.
  */
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { ServiceIdentities } from './identity/service-identities.js';
 import path from 'node:path';
 import { messageOf } from '../contracts/errors.js';
 import type { AgentMessage } from '../contracts/protocol.js';
@@ -44,8 +45,12 @@ export interface AgentOptions {
   log?: (line: string) => void;
   /** Host ports handed to services (default 20000–29999). Agents sharing a machine should get disjoint ranges. */
   ports?: PortRange;
-  /** Dataset root (default `<dataDir>/datasets`); on btrfs the btrfs driver is used (facts say which). */
+  /** Dataset root (default `<workloads>/datasets`); on btrfs the btrfs driver is used (facts say which). */
   datasets?: string;
+  /** Root of what services reach (work dirs, verify copies); default the config's `workloads`, else `<dataDir>-workloads`. */
+  workloads?: string;
+  /** Host paths process services may use as working_dir, added to the config's `allow.paths` (`denv dev` allows its own directory). */
+  allowPaths?: readonly string[];
 }
 
 export interface AgentHandle {
@@ -55,6 +60,17 @@ export interface AgentHandle {
   readonly standalone: Promise<string | null>;
   /** Closes the socket, stops timers; does NOT stop services. */
   close(): Promise<void>;
+}
+
+/** `<dataDir>-workloads`: beside the agent's data dir (0700), never inside it, so services can reach it. */
+export function defaultWorkloads(dataDir: string): string {
+  return `${path.resolve(dataDir)}-workloads`;
+}
+
+/** Datasets of an agent from before workloads existed (`<dataDir>/datasets`) stay where they are. */
+async function legacyDatasets(dataDir: string): Promise<string | null> {
+  const dir = path.join(dataDir, 'datasets');
+  return (await stat(dir).catch(() => null))?.isDirectory() ? dir : null;
 }
 
 function defaultLog(line: string): void {
@@ -92,7 +108,12 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
     runtime = await ProcessRuntime.open({ dataDir, log, exitReasons });
     if (closed) return;
-    const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? path.join(dataDir, 'datasets')), log);
+    const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
+    await mkdir(workloads, { recursive: true, mode: 0o711 });
+    await chmod(workloads, 0o711); // traversable by services' users, not listable
+    const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths: [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))] });
+    log(`process services: ${config.processRuntime === 'disabled' ? 'disabled' : identities.switchUsers ? 'each as a user of its own' : `as this agent's user (uid ${process.getuid?.()})`}; workloads in ${workloads}`);
+    const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);
     const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
     const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name }, ports, log });
@@ -113,6 +134,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       dataDir,
       control: opts.control,
       runtime,
+      workloads,
+      identities,
       pipeline,
       ports,
       datasets,
@@ -140,6 +163,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
         reporter.resync();
         telemetry?.start({ metricsMs: welcome.metrics_ms, incidentThreshold: welcome.incident_threshold });
       },
+      // A removed host: `denv agent` ends with this error if it was never welcomed in this run.
+      onRemoved: (message) => rejectHostId(new Error(message)),
       onCommand: (msg) => {
         dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
       },

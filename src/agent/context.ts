@@ -3,6 +3,7 @@
  * real parts on a temp data dir.
  */
 import type { DatasetDriver } from './datasets/dataset-driver.js';
+import type { ServiceIdentities } from './identity/service-identities.js';
 import type { KeyedMutex } from './mutex.js';
 import type { PortRegistry } from './ports.js';
 import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
@@ -15,6 +16,10 @@ export interface AgentContext {
   /** The control plane's URL; env.create probes egress to it. */
   readonly control: string;
   readonly runtime: ProcessRuntime;
+  /** Root of what services may reach (env work dirs, verify copies): traversable, unlike `dataDir` (0700). */
+  readonly workloads: string;
+  /** Who each process service runs as, under the host's policy (identity/). */
+  readonly identities: ServiceIdentities;
   readonly ports: PortRegistry;
   readonly datasets: DatasetDriver;
   /** One lock per env: create, rollback, snapshot and destroy of an env never interleave. */

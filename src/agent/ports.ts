@@ -111,6 +111,15 @@ export class PortRegistry {
     return this.releaseWhere((o) => o === owner);
   }
 
+  /** The port `from` holds now belongs to `to` (a live service adopted by another version); null when `from` holds none. */
+  transfer(from: string, to: string): Promise<number | null> {
+    return this.locked(async (table) => {
+      const held = Object.entries(table).find(([, o]) => o === from);
+      if (!held) return { table, value: null };
+      return { table: { ...table, [held[0]]: to }, value: Number(held[0]) };
+    });
+  }
+
   /** Run `fn` on the table under both locks; the table it returns is written back when it changed. */
   private locked<T>(fn: (table: PortTable) => Promise<{ table: PortTable; value: T }>): Promise<T> {
     return this.mutex.run(async () => {

@@ -18,6 +18,8 @@ export interface AgentChildOptions {
   readonly dataDir: string;
   /** `--config` for the agent (agent.yaml: trusted keys, allowlists, listen …). */
   readonly config?: string;
+  /** More flags for `denv agent` (`--workloads`, `--allow-path` …). */
+  readonly extra?: readonly string[];
   /** Each line the child prints, already prefixed with `[agent] `. */
   readonly write: (line: string) => void;
 }
@@ -31,12 +33,12 @@ export interface AgentChild {
 }
 
 /** argv of the child after the node executable (pure, so its exact form is tested). */
-export function agentArgv(script: string, control: string, dataDir: string, config?: string): string[] {
-  return [script, 'agent', '--control', control, '--data-dir', dataDir, ...(config ? ['--config', config] : [])];
+export function agentArgv(script: string, control: string, dataDir: string, config?: string, extra: readonly string[] = []): string[] {
+  return [script, 'agent', '--control', control, '--data-dir', dataDir, ...(config ? ['--config', config] : []), ...extra];
 }
 
 export function spawnAgentChild(opts: AgentChildOptions): AgentChild {
-  const child = spawn(opts.node, agentArgv(opts.script, opts.control, opts.dataDir, opts.config), {
+  const child = spawn(opts.node, agentArgv(opts.script, opts.control, opts.dataDir, opts.config, opts.extra), {
     env: { ...process.env, DENV_ENROLLMENT_KEY: opts.enrollmentKey },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: a Ctrl-C in the terminal reaches only `denv dev`, which then stops

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnvLines, payloadFromOptions } from './envelope-options.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseEnvLines, payloadFromOptions, readEnvelopeFiles } from './envelope-options.js';
 
 const DIGEST = `sha256:${'d'.repeat(64)}`;
 
@@ -30,5 +33,26 @@ describe('denv sign options', () => {
     expect(() => payloadFromOptions({ service: 'web', image: `r/web@${DIGEST}`, host: 'h', expiresIn: '2h' }, {}, 0, 'n')).not.toThrow(); // the agent refuses > 1 h
     expect(parseEnvLines('# c\nA=1\n\nB="quoted $X"\n', 'f')).toEqual({ A: '1', B: '"quoted $X"' });
     expect(() => parseEnvLines('NOPE', 'f')).toThrow(/f:1: expected KEY=VALUE/);
+  });
+
+  it('adds run and scope (closed schemas, refused by path) ', () => {
+    const base = { service: 'web', image: `r/web@${DIGEST}`, host: 'h', expiresIn: '10m' } as const;
+    const payload = payloadFromOptions({ ...base, scopeProject: 'shop', scopeEnv: 'production' }, {}, 0, 'n', { command: ['serve'], user: '1000' });
+    expect(payload).toMatchObject({ run: { command: ['serve'], user: '1000' }, scope: { project: 'shop', env: 'production' } });
+    expect(() => payloadFromOptions(base, {}, 0, 'n', { privileged: true })).toThrow(/payload\.run: unknown field "privileged"/);
+  });
+});
+
+describe('denv deploy --envelope', () => {
+  it('reads one envelope per file and names a file that is not one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'denv-envelopes-'));
+    try {
+      writeFileSync(join(dir, 'web.json'), JSON.stringify({ payload: 'e30=', signature: 'AAAA' }));
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ payload: 'e30=' }));
+      expect(await readEnvelopeFiles([join(dir, 'web.json'), join(dir, 'web.json')])).toEqual([{ payload: 'e30=', signature: 'AAAA' }, { payload: 'e30=', signature: 'AAAA' }]);
+      await expect(readEnvelopeFiles([join(dir, 'bad.json')])).rejects.toThrow(/--envelope .*bad\.json: expected/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { envelopePayloadSchema, parseImageRef, type Envelope, type EnvelopePayload } from '../contracts/envelope.js';
+import { envelopePayloadSchema, envelopeSchema, parseImageRef, type Envelope, type EnvelopePayload } from '../contracts/envelope.js';
 import { parseDuration } from '../contracts/duration.js';
 import { parseOrThrow } from '../contracts/validation.js';
 import { loadSigningKey, makeEnvelope } from '../lib/envelope-crypto.js';
@@ -27,6 +27,10 @@ export interface EnvelopeOptions {
   readonly hostname?: readonly string[];
   readonly expiresIn: string;
   readonly nonce?: string;
+  /** The payload's `run` object: JSON text, or `@file`. */
+  readonly runJson?: string;
+  readonly scopeProject?: string;
+  readonly scopeEnv?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -47,7 +51,10 @@ export function addEnvelopeOptions(cmd: Command): Command {
     .option('--health-timeout <duration>', 'how long health may take (e.g. 30s)')
     .option('--hostname <name>', 'an edge hostname for proxy and DNS (repeatable)', collect)
     .option('--expires-in <duration>', 'validity, at most 1h', '10m')
-    .option('--nonce <nonce>', 'unique string (default: a random UUID)');
+    .option('--nonce <nonce>', 'unique string (default: a random UUID)')
+    .option('--run-json <json|@file>', 'what runs in the container: {entrypoint, command, working_dir, user, healthcheck, volumes} (docs/envelope.md)')
+    .option('--scope-project <name>', 'deploy only into this project')
+    .option('--scope-env <name>', 'deploy only into this env');
 }
 
 /** `KEY=VALUE` lines → record; `#` comments and blank lines skipped; no quoting, no interpolation. */
@@ -62,8 +69,8 @@ export function parseEnvLines(text: string, what: string): Record<string, string
   return env;
 }
 
-/** The payload object the flags describe (pure; validated against the closed schema). */
-export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, string>, nowMs: number, nonce: string): EnvelopePayload {
+/** The payload object the flags describe (pure; validated against the closed schema). `run`: the parsed `--run-json`. */
+export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, string>, nowMs: number, nonce: string, run?: unknown): EnvelopePayload {
   let repository = o.repository;
   let digest = o.digest;
   if (o.image) {
@@ -86,8 +93,30 @@ export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, strin
     ...(Object.keys(env).length > 0 ? { env } : {}),
     ...(o.healthPath ? { health: { path: o.healthPath, ...(o.healthTimeout ? { timeout: o.healthTimeout } : {}) } } : {}),
     ...(o.hostname && o.hostname.length > 0 ? { edge: { hostnames: [...o.hostname] } } : {}),
+    ...(run !== undefined ? { run } : {}),
+    ...(o.scopeProject || o.scopeEnv ? { scope: { ...(o.scopeProject ? { project: o.scopeProject } : {}), ...(o.scopeEnv ? { env: o.scopeEnv } : {}) } } : {}),
   };
   return parseOrThrow(envelopePayloadSchema, payload, 'BAD_REQUEST', 'payload');
+}
+
+/**
+ * The envelopes of `denv deploy --envelope F` (repeatable; one per image service): each file holds
+ * one envelope as `denv sign` prints it. Checked for shape only (the host verifies them).
+ */
+export async function readEnvelopeFiles(files: readonly string[]): Promise<Envelope[]> {
+  const out: Envelope[] = [];
+  for (const file of files) {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file, 'utf8'));
+    } catch (err) {
+      throw new CliError('USAGE', `--envelope ${file}: ${(err as Error).message}`);
+    }
+    const parsed = envelopeSchema.safeParse(json);
+    if (!parsed.success) throw new CliError('USAGE', `--envelope ${file}: expected {"payload", "signature"} as denv sign prints it`);
+    out.push(parsed.data);
+  }
+  return out;
 }
 
 /** Read the key and the payload (file or flags) and sign. */
@@ -96,6 +125,15 @@ export async function envelopeFromOptions(o: EnvelopeOptions): Promise<Envelope>
   const key = loadSigningKey(await readFile(o.key, 'utf8'), o.key);
   if (o.payload) return makeEnvelope(await readFile(o.payload), key);
   const env = { ...(o.envFile ? parseEnvLines(await readFile(o.envFile, 'utf8'), o.envFile) : {}), ...parseEnvLines((o.env ?? []).join('\n'), '--env') };
-  const payload = payloadFromOptions(o, env, Date.now(), o.nonce ?? randomUUID());
+  let run: unknown;
+  if (o.runJson !== undefined) {
+    const text = o.runJson.startsWith('@') ? await readFile(o.runJson.slice(1), 'utf8') : o.runJson;
+    try {
+      run = JSON.parse(text);
+    } catch (err) {
+      throw new CliError('USAGE', `--run-json: ${(err as Error).message}`);
+    }
+  }
+  const payload = payloadFromOptions(o, env, Date.now(), o.nonce ?? randomUUID(), run);
   return makeEnvelope(Buffer.from(JSON.stringify(payload), 'utf8'), key);
 }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerAgent } from './commands/agent.js';
+import { registerConfig } from './commands/config.js';
 import { registerDeploy } from './commands/deploy.js';
 import { registerDeployment } from './commands/deployment.js';
 import { registerDeployments } from './commands/deployments.js';
@@ -18,6 +19,7 @@ import { registerHosts } from './commands/hosts.js';
 import { registerServer } from './commands/server.js';
 import { registerPreflight } from './commands/preflight.js';
 import { registerSign } from './commands/sign.js';
+import { registerTokens } from './commands/tokens.js';
 import { addGlobalOptions } from './config.js';
 import { examples } from './help.js';
 import { formatError } from './output.js';
@@ -74,8 +76,10 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEvents(program);
   registerHosts(program);
   registerEnrollmentKey(program);
+  registerTokens(program);
   registerSign(program);
   registerPreflight(program);
+  registerConfig(program);
   return program;
 }
 

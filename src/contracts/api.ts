@@ -8,43 +8,58 @@ import { parseDuration } from './duration.js';
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
 /** A Compose document, as YAML text or as the parsed object. */
 export const composeBody = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
-const commandBody = z.union([z.string().min(1), z.array(z.string()).min(1)]);
+const commandBody = z.union([z.string().min(1).max(8192), z.array(z.string().max(8192)).min(1).max(256)]);
 
 export const createTeamBody = z.strictObject({ name: slug });
 export const createTokenBody = z.strictObject({
   name: z.string().min(1).max(100),
   /** Team id or name; admin tokens only. Default: the caller's own team. */
-  team: z.string().optional(),
+  team: z.string().min(1).max(100).optional(),
+  /** What the token may do: read < deploy < admin, at most the caller's own scope. Default: the
+   *  caller's scope. Give CI `deploy`: it deploys but cannot mint tokens or enrollment keys. */
+  scope: z.enum(['read', 'deploy', 'admin']).optional(),
+  /** Expiry, as seconds from now or an RFC 3339 time (not both); absent: until revoked. */
+  ttl: z.number().int().min(1).max(10 * 365 * 24 * 3600).optional(),
+  expires_at: z.iso.datetime({ offset: true }).optional(),
 });
 export const createProjectBody = z.strictObject({
   name: slug,
   compose: composeBody.optional(),
-  repo: z.string().optional(),
-  branch: z.string().optional(),
+  repo: z.string().min(1).max(2048).optional(),
+  branch: z.string().min(1).max(255).optional(),
   approval: z.enum(['auto', 'required']).optional(),
   /** Refuse deploy requests without an `envelope` (signed image deploys only). */
   require_signed: z.boolean().optional(),
 });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),
-  source: z.strictObject({ repo: z.string(), ref: z.string() }).optional(),
+  source: z.strictObject({ repo: z.string().min(1).max(2048), ref: z.string().min(1).max(255) }).optional(),
   env: slug.default('production'),
   warm: commandBody.optional(),
-  target: z.strictObject({ host: z.string().optional(), cloud: z.string().optional() }).optional(),
-  envelope: z.strictObject({ payload: z.string(), signature: z.string() }).optional(),
+  target: z.strictObject({ host: z.string().min(1).max(100).optional(), cloud: z.string().min(1).max(100).optional() }).optional(),
+  envelope: z.strictObject({ payload: z.string().max(64 * 1024), signature: z.string().max(4096) }).optional(),
+  /** One signed envelope per image service (`envelope` is the one-service form; both may be sent). */
+  envelopes: z.array(z.strictObject({ payload: z.string().max(64 * 1024), signature: z.string().max(4096) })).max(100).optional(),
 });
 export const createEnrollmentKeyBody = z.strictObject({
   /** Seconds until the key expires (default 1 h). */
   expires_in: z.number().int().min(1).max(30 * 24 * 3600).default(3600),
-  single_use: z.boolean().default(false),
+  /** Default true: a key enrolls one host (issue 10); false lets it enroll several until it expires. */
+  single_use: z.boolean().default(true),
+  name: z.string().min(1).max(100).optional(),
 });
 export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
-  after: z.string().optional(),
+  after: z.string().max(512).optional(),
 });
-export const deploymentsQuery = listQuery.extend({ env: z.string().optional() });
+export const deploymentsQuery = listQuery.extend({ env: z.string().max(100).optional() });
+/** `reveal=true` (admin-scoped tokens only): answer stored `environment` values and file contents
+ *  instead of "***". */
+export const revealFlag = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');
+export const revealListQuery = listQuery.extend({ reveal: revealFlag });
+export const revealQuery = z.strictObject({ reveal: revealFlag });
 export const eventsQuery = z.strictObject({
-  subject: z.string().min(1),
+  subject: z.string().min(1).max(200),
   after: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -63,11 +78,11 @@ export const verifyBody = z.strictObject({ resume: z.boolean().default(false) })
 /** Two forms (checked by the handler): `{image?, command?, env?, ports?}` runs a one-service env;
  *  `{from_version}` forks a healthy snapshot. */
 export const sandboxBody = z.strictObject({
-  image: z.string().min(1).optional(),
+  image: z.string().min(1).max(512).optional(),
   command: commandBody.optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'), z.string()).optional(),
+  env: z.record(z.string().max(255).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name'), z.string().max(32 * 1024)).optional(),
   ports: z.array(z.number().int().min(1).max(65535)).optional(),
-  from_version: z.string().min(1).optional(),
+  from_version: z.string().min(1).max(100).optional(),
 });
 export const removeHostQuery = z.strictObject({ force: z.enum(['true', 'false']).default('false').transform((v) => v === 'true') });
 
@@ -86,7 +101,7 @@ const flag = z.enum(['true', 'false']).default('false').transform((v) => v === '
 /** `refresh=true`: ask the agent to probe now instead of answering the last pushed status. */
 export const envStatusQuery = z.strictObject({ refresh: flag });
 export const envLogsQuery = z.strictObject({
-  service: z.string().min(1).optional(),
+  service: z.string().min(1).max(100).optional(),
   /** Per workload, at most 200 (the ring buffer). */
   lines: z.coerce.number().int().min(1).max(200).default(200),
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseImageRef, peekEnvelopeService } from './envelope.js';
+import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, duplicateJsonKey, parseImageRef, peekEnvelopeService } from './envelope.js';
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 const payload = (extra: Record<string, unknown> = {}) => ({
@@ -45,6 +45,28 @@ describe('decodeEnvelope', () => {
   it('refuses invalid UTF-8 in the payload', () => {
     const res = decodeEnvelope({ payload: Buffer.from([0x7b, 0xff, 0x7d]).toString('base64'), signature: 'AAAA' });
     expect(res).toEqual({ ok: false, message: 'payload: not valid UTF-8' });
+  });
+});
+
+describe('run, scope and duplicate keys', () => {
+  it('accepts the optional run and scope objects (closed schemas) and refuses unknown fields in them, by path', () => {
+    const run = { entrypoint: ['/bin/app'], command: ['serve'], working_dir: '/srv', user: '999:999', healthcheck: { test: ['CMD', '/bin/check'], interval: '2s', retries: 5 }, volumes: [{ source: 'data', target: '/data', read_only: true }] };
+    const res = decodeEnvelope(wrap(payload({ run, scope: { project: 'shop', env: 'production' } })));
+    expect(res.ok && res.value.payload.run).toEqual(run);
+    expect(res.ok && res.value.payload.scope).toEqual({ project: 'shop', env: 'production' });
+    expect(decodeEnvelope(wrap(payload({ run: { privileged: true } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.run: unknown field "privileged"/) });
+    expect(decodeEnvelope(wrap(payload({ run: { working_dir: 'relative' } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.run\.working_dir: /) });
+    expect(decodeEnvelope(wrap(payload({ run: { healthcheck: { test: ['sh', '-c', 'x'] } } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.run\.healthcheck\.test: /) });
+    expect(decodeEnvelope(wrap(payload({ scope: { team: 'x' } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.scope: unknown field "team"/) });
+  });
+
+  it('refuses a payload with a duplicate key anywhere, naming the key path', () => {
+    const text = JSON.stringify(payload({ env: { A: '1' } })).replace('"env":{"A":"1"}', '"env":{"A":"1","A":"2"}');
+    expect(decodeEnvelope(wrap(text))).toEqual({ ok: false, message: 'payload: duplicate key "env.A": a signed payload must have one reading' });
+    const top = `${JSON.stringify(payload()).slice(0, -1)},"service":"other"}`;
+    expect(decodeEnvelope(wrap(top))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload: duplicate key "service"/) });
+    expect(duplicateJsonKey('{"a":[{"b":1},{"b":2,"c":{"d":"}\\"","d":0}}]}')).toBe('a.1.c.d');
+    expect(duplicateJsonKey('{"a":{"x":1},"b":{"x":1},"s":"{\\"a\\":1,\\"a\\":2}"}')).toBeNull();
   });
 });
 

@@ -3,7 +3,11 @@
  * format is fixed: CI tools rely on it; docs/envelope.md describes it for them).
  *
  *   envelope  {"payload": "<base64 of the payload bytes>", "signature": "<base64 DER ECDSA P-256 over those bytes>"}
- *   payload   JSON, closed schema: service, repository, digest, host, expires_at, nonce, and optionally env, health, edge
+ *   payload   JSON, closed schema: service, repository, digest, host, expires_at, nonce, and optionally env, health, edge,
+ *             run (what runs in the container: entrypoint, command, working_dir, user, healthcheck, volumes), scope (project, env)
+ *
+ * A payload with a duplicate key anywhere is refused: two readers of one signed text must never
+ * see two different payloads (JSON.parse keeps the last value, other parsers the first).
  *
  * The signature covers the payload *bytes*, never a re-serialisation, so the decoder keeps the
  * bytes it verified next to what it parsed. Everything here is pure (no I/O, no crypto).
@@ -78,6 +82,35 @@ export const envKeySchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expect
 const envValue = z.string().max(32 * 1024).refine((v) => !/[\0\r\n]/.test(v), 'env values cannot contain NUL or line breaks');
 const hostname = z.string().max(253).regex(/^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/, 'expected a DNS name');
 
+const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, 'expected a duration such as 10s');
+const absolutePath = z.string().min(1).max(4096).startsWith('/', 'expected an absolute path in the container').refine((v) => !/[\0:]/.test(v), 'paths cannot contain NUL or ":"');
+const argv = z.array(z.string().max(32 * 1024).refine((v) => !v.includes('\0'), 'NUL is not allowed')).min(1).max(256);
+
+/**
+ * What runs in the container (issue 10): on a host that requires signatures these come from the
+ * envelope or from the image, never from the unsigned Compose file. Closed, like the payload.
+ */
+export const envelopeRunSchema = z.strictObject({
+  entrypoint: argv.optional(),
+  command: argv.optional(),
+  working_dir: absolutePath.optional(),
+  /** `user`, `uid`, `user:group` or `uid:gid`, as Compose writes it. */
+  user: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?$/, 'expected user, uid, user:group or uid:gid').optional(),
+  /** Compose's healthcheck: `test` is `["CMD", …]`, `["CMD-SHELL", "…"]` or a string (run by the container's shell). */
+  healthcheck: z
+    .strictObject({
+      test: z.union([z.string().min(1).max(32 * 1024), z.array(z.string().max(32 * 1024)).min(2).max(256)]).refine((t) => typeof t === 'string' || t[0] === 'CMD' || t[0] === 'CMD-SHELL', 'expected ["CMD", …], ["CMD-SHELL", "…"] or a string'),
+      interval: duration.optional(),
+      timeout: duration.optional(),
+      retries: z.number().int().min(0).max(1000).optional(),
+      start_period: duration.optional(),
+    })
+    .optional(),
+  /** Datasets (Compose named volumes of the deploy) mounted at `target`. */
+  volumes: z.array(z.strictObject({ source: serviceName, target: absolutePath, read_only: z.boolean().optional() })).max(64).optional(),
+});
+export type EnvelopeRun = z.infer<typeof envelopeRunSchema>;
+
 export const envelopePayloadSchema = z.strictObject({
   service: serviceName,
   repository,
@@ -95,6 +128,9 @@ export const envelopePayloadSchema = z.strictObject({
     })
     .optional(),
   edge: z.strictObject({ hostnames: z.array(hostname).min(1).max(50) }).optional(),
+  run: envelopeRunSchema.optional(),
+  /** Binds the envelope to a project and/or env (names); a deploy elsewhere is refused at admit. */
+  scope: z.strictObject({ project: z.string().min(1).max(200).optional(), env: z.string().min(1).max(200).optional() }).optional(),
 });
 export type EnvelopePayload = z.infer<typeof envelopePayloadSchema>;
 
@@ -130,9 +166,47 @@ export function decodeEnvelope(raw: unknown): DecodeResult {
   } catch {
     return { ok: false, message: 'payload: not valid JSON' };
   }
+  const duplicate = duplicateJsonKey(text);
+  if (duplicate !== null) return { ok: false, message: `payload: duplicate key ${JSON.stringify(duplicate)}: a signed payload must have one reading` };
   const inner = envelopePayloadSchema.safeParse(json);
   if (!inner.success) return { ok: false, message: describeZodError(inner.error, 'payload') };
   return { ok: true, value: { payloadBytes, signature, payload: inner.data } };
+}
+
+/**
+ * The path (`env.API_KEY`, `run`) of the first key that appears twice in one object of `text`,
+ * which must be valid JSON; null when every object's keys are unique.
+ */
+export function duplicateJsonKey(text: string): string | null {
+  type Frame = { readonly keys: Set<string> | null; expectKey: boolean; path: string; key: string | null; index: number };
+  const stack: Frame[] = [];
+  const child = (f: Frame | undefined): string => (f === undefined ? '' : f.keys ? (f.path ? `${f.path}.${f.key}` : (f.key ?? '')) : f.path ? `${f.path}.${f.index}` : String(f.index));
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top?.keys && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return top.path ? `${top.path}.${key}` : key;
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = j;
+    } else if (c === '{' || c === '[') {
+      const path = child(stack[stack.length - 1]);
+      stack.push({ keys: c === '{' ? new Set() : null, expectKey: c === '{', path, key: null, index: 0 });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.keys) top.expectKey = true;
+      else if (top) top.index++;
+    }
+  }
+  return null;
 }
 
 /**

@@ -110,8 +110,19 @@ export interface Commands {
    *  through env.rollback / a later env.create with `retire_others`). On start or health failure the
    *  agent stops what this command started and reports the outcome; nothing else changes. */
   'env.create': {
-    /** `envelope`: a signed deploy relayed as received (DESIGN §7); image services run seed 004's pipeline, and the one it names is checked against it. */
-    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; retire_others: boolean; envelope?: Envelope | null };
+    /** `envelope`: a signed deploy relayed as received (DESIGN §7); image services run seed 004's pipeline, and the one it names is checked against it.
+     *  `envelopes`: one per image service (each pipeline takes the one naming its service). `project`/`env_name`: the names an envelope's `scope` binds to. */
+    payload: {
+      env: string;
+      version: string;
+      services: Record<string, ServiceSpec>;
+      volumes: string[];
+      retire_others: boolean;
+      envelope?: Envelope | null;
+      envelopes?: Envelope[];
+      project?: string;
+      env_name?: string;
+    };
     result: EnvCreateResult;
   };
   /** Make `version` the one running: start its services if not running (adopting live ones),
@@ -204,6 +215,8 @@ export interface EnvCreateResult {
   readonly egress: { readonly ok: boolean; readonly target: string; readonly detail: string };
   /** Per service: pid, port, and for failures the last lines it printed. */
   readonly services: Readonly<Record<string, { pid: number | null; port: number; log_tail?: string[] }>>;
+  /** Per service updated stop-first (it writes a dataset): how long it was down, from the old copy's stop to the new one's health. */
+  readonly updates?: Readonly<Record<string, { readonly order: 'stop-first'; readonly down_ms: number }>>;
   /** Per image service: the deploy pipeline's terminal state and every stage's status (seed 004). */
   readonly pipelines?: Readonly<Record<string, PipelineAnswer>>;
 }

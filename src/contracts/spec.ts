@@ -1,143 +1,32 @@
 /**
- * The app spec: a Compose file with `x-denv` extensions (DESIGN §3), parsed by a closed schema
- * into the normalised `Spec` every other module uses. Unknown fields are refused with their path;
- * other `x-*` extension keys are ignored, as the Compose specification says.
+ * From a loaded Compose model to denv's Spec (DESIGN §3, issue 9). The loader (compose/) has
+ * already applied the Compose specification — interpolation, env_file, extends, include,
+ * profiles, the official schema — so this module applies denv's own rules:
+ *
+ *   - every field is honoured, ignored (cosmetic, listed in `Spec.ignored`) or refused with a
+ *     reason, by the table in compose-fields.ts;
+ *   - honoured fields are normalised into the types of spec-types.ts;
+ *   - every problem is collected and reported at once, each with its path
+ *     (`services.web.ports.0: expected …`).
+ *
+ * Pure: no I/O. It accepts short and long Compose syntax alike (the API may receive either).
  */
-import { parse as parseShellWords } from 'shell-quote';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { DEPLOY_FIELDS, SERVICE_FIELDS, TOP_LEVEL_FIELDS, type FieldPolicy } from './compose-fields.js';
 import { DenvError } from './errors.js';
-import { describeZodError } from './validation.js';
+import { Problems, isMap } from './spec-problems.js';
+import { normalizeService, type ServiceContext } from './spec-service.js';
+import type { PackedTree, ServiceSpec, Spec } from './spec-types.js';
+import { normalizeTopXDenv } from './spec-x-denv.js';
+import { splitCommand } from './spec-command.js';
 
-const duration = z.union([z.string(), z.number()]).refine((v) => parseDuration(v) !== null, 'expected a duration such as 10s or 1m30s');
-const commandInput = z.union([z.string().min(1), z.array(z.string()).min(1)]);
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-
-const httpHealthInput = z.strictObject({
-  path: z.string().startsWith('/'),
-  port: z.number().int().min(1).max(65535).optional(),
-  timeout: duration.optional(),
-});
-
-const serviceXDenvInput = z.strictObject({ health: httpHealthInput.optional() });
-
-const healthcheckInput = z.strictObject({
-  test: z.union([z.string().min(1), z.array(z.string()).min(1)]).optional(),
-  interval: duration.optional(),
-  timeout: duration.optional(),
-  retries: z.number().int().min(0).optional(),
-  start_period: duration.optional(),
-  start_interval: duration.optional(),
-  disable: z.boolean().optional(),
-});
-
-const volumeMountInput = z.union([
-  z.string(),
-  z.strictObject({
-    type: z.literal('volume').optional(),
-    source: z.string(),
-    target: z.string(),
-    read_only: z.boolean().optional(),
-  }),
-]);
-
-const portInput = z.union([
-  z.number().int(),
-  z.string(),
-  z.strictObject({ target: z.number().int(), published: z.union([z.string(), z.number()]).optional(), protocol: z.string().optional() }),
-]);
-
-const serviceInput = z.strictObject({
-  image: z.string().min(1).optional(),
-  command: commandInput.optional(),
-  entrypoint: commandInput.optional(),
-  environment: z.union([z.array(z.string()), z.record(z.string(), scalar)]).optional(),
-  working_dir: z.string().optional(),
-  ports: z.array(portInput).optional(),
-  volumes: z.array(volumeMountInput).optional(),
-  healthcheck: healthcheckInput.optional(),
-  depends_on: z.union([z.array(z.string()), z.record(z.string(), z.unknown())]).optional(),
-  restart: z.string().optional(),
-  labels: z.union([z.array(z.string()), z.record(z.string(), z.string())]).optional(),
-  'x-denv': serviceXDenvInput.optional(),
-});
-
-const topXDenvInput = z.strictObject({
-  warm: commandInput.optional(),
-  edge: z.strictObject({ hostnames: z.array(z.string().min(1)).min(1) }).optional(),
-  target: z.enum(['host', 'kubernetes', 'aws_ecs']).optional(),
-  approval: z.enum(['auto', 'required']).optional(),
-  agent: z.strictObject({ service: z.string(), paths: z.array(z.string()).optional() }).optional(),
-  verifier: z.strictObject({ command: commandInput, timeout: duration.optional() }).optional(),
-});
-
-const composeInput = z.strictObject({
-  version: z.union([z.string(), z.number()]).optional(),
-  name: z.string().optional(),
-  services: z.record(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'service names use letters, digits, _ . -'), serviceInput),
-  volumes: z.record(z.string().regex(/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/, 'volume names use letters, digits, _ . -'), z.union([z.null(), z.looseObject({})])).optional(),
-  'x-denv': topXDenvInput.optional(),
-});
-
-/** How a service's health is judged (DESIGN "Contract details"). */
-export type HealthSpec =
-  | { readonly kind: 'http'; readonly path: string; readonly port: number | null; readonly timeout_ms: number }
-  | { readonly kind: 'command'; readonly test: readonly string[]; readonly interval_ms: number; readonly timeout_ms: number; readonly retries: number; readonly start_period_ms: number }
-  | { readonly kind: 'alive'; readonly for_ms: number };
-
-export interface VolumeMount {
-  readonly source: string;
-  readonly target: string;
-  readonly read_only: boolean;
-}
-
-export interface ServiceSpec {
-  readonly image: string | null;
-  /** argv; for a process service the program and its arguments, never a shell string. */
-  readonly command: readonly string[] | null;
-  readonly entrypoint: readonly string[] | null;
-  readonly environment: Readonly<Record<string, string>>;
-  readonly working_dir: string | null;
-  readonly ports: readonly number[];
-  readonly volumes: readonly VolumeMount[];
-  readonly health: HealthSpec;
-}
-
-export interface Spec {
-  readonly services: Readonly<Record<string, ServiceSpec>>;
-  /** Dataset names (Compose named volumes). */
-  readonly volumes: readonly string[];
-  readonly warm: readonly string[] | null;
-  readonly edge: { readonly hostnames: readonly string[] } | null;
-  readonly target: 'host' | 'kubernetes' | 'aws_ecs';
-  readonly approval: 'auto' | 'required' | null;
-  readonly agent: { readonly service: string; readonly paths: readonly string[] } | null;
-  readonly verifier: { readonly command: readonly string[]; readonly timeout_ms: number } | null;
-}
-
-const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
-const ALIVE_FOR_MS = 1000;
-
-function invalid(path: string, message: string): never {
-  throw new DenvError('INVALID_COMPOSE', `${path}: ${message}`);
-}
-
-/** Split a Compose command string into argv the way Compose does (no shell is involved). */
-export function splitCommand(value: string | readonly string[], path: string): string[] {
-  if (typeof value !== 'string') return [...value];
-  // Variables stay literal: denv does not interpolate (shell-quote would expand them to '').
-  const words = parseShellWords(value, (key) => `$${key}`);
-  return words.map((word) => {
-    if (typeof word !== 'string') invalid(path, 'shell operators (|, &&, >, globs …) are not allowed; denv runs commands as argv without a shell');
-    return word;
-  });
-}
+export * from './spec-types.js';
+export { splitCommand } from './spec-command.js';
 
 /** Keys such as `x-denv.agent.service` written literally at the top level become nested. */
 function nestDottedXDenv(doc: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const xdenv: Record<string, unknown> = { ...((doc['x-denv'] as Record<string, unknown> | undefined) ?? {}) };
+  const xdenv: Record<string, unknown> = { ...((isMap(doc['x-denv']) ? doc['x-denv'] : {}) as Record<string, unknown>) };
   let sawXDenv = doc['x-denv'] !== undefined;
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'x-denv') continue;
@@ -147,147 +36,173 @@ function nestDottedXDenv(doc: Record<string, unknown>): Record<string, unknown> 
       let node = xdenv;
       parts.forEach((part, i) => {
         if (i === parts.length - 1) node[part] = value;
-        else node = (node[part] = { ...((node[part] as Record<string, unknown> | undefined) ?? {}) }) as Record<string, unknown>;
+        else node = (node[part] = { ...((isMap(node[part]) ? node[part] : {}) as Record<string, unknown>) }) as Record<string, unknown>;
       });
       continue;
     }
-    if (key.startsWith('x-')) continue;
     out[key] = value;
   }
-  if (sawXDenv) out['x-denv'] = xdenv;
+  if (sawXDenv) out['x-denv'] = doc['x-denv'] !== undefined && !isMap(doc['x-denv']) ? doc['x-denv'] : xdenv;
   return out;
 }
 
-function stripExtensions(service: unknown): unknown {
-  if (!service || typeof service !== 'object' || Array.isArray(service)) return service;
-  return Object.fromEntries(Object.entries(service).filter(([k]) => !k.startsWith('x-') || k === 'x-denv'));
-}
-
-function normalizeEnvironment(input: z.infer<typeof serviceInput>['environment'], path: string): Record<string, string> {
-  if (!input) return {};
-  if (Array.isArray(input)) {
-    const env: Record<string, string> = {};
-    input.forEach((entry, i) => {
-      const eq = entry.indexOf('=');
-      if (eq <= 0) invalid(`${path}.environment.${i}`, 'expected KEY=VALUE');
-      env[entry.slice(0, eq)] = entry.slice(eq + 1);
-    });
-    return env;
+/** Apply a field table to the keys of `node`: refused and unknown keys become problems, ignored ones are listed. */
+export function checkFields(node: Record<string, unknown>, table: Readonly<Record<string, FieldPolicy>>, path: string, problems: Problems, ignored: string[]): void {
+  for (const key of Object.keys(node)) {
+    if (key.startsWith('x-') && key !== 'x-denv') continue; // extensions are free-form (Compose specification)
+    const policy = table[key];
+    if (!policy) problems.add(path, `unknown field "${key}"`);
+    else if (policy.kind === 'refused') problems.add(`${path}.${key}`, `not supported by denv: ${policy.reason}`);
+    else if (policy.kind === 'ignored') ignored.push(`${path}.${key}`);
   }
-  return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, v === null ? '' : String(v)]));
 }
 
-function normalizeHealth(service: z.infer<typeof serviceInput>, path: string): HealthSpec {
-  const check = service.healthcheck;
-  if (check && !check.disable && check.test !== undefined) {
-    let test: string[];
-    if (typeof check.test === 'string') test = splitCommand(check.test, `${path}.healthcheck.test`);
-    else if (check.test[0] === 'CMD') test = check.test.slice(1);
-    else if (check.test[0] === 'CMD-SHELL') {
-      if (service.image) test = check.test.slice(); // run by Docker inside the container
-      else invalid(`${path}.healthcheck.test`, 'CMD-SHELL needs a shell; a process service takes ["CMD", program, args…]');
-    } else if (check.test[0] === 'NONE') test = [];
-    else invalid(`${path}.healthcheck.test`, 'expected ["CMD", …], ["CMD-SHELL", …] or a command string');
-    if (test.length > 0) {
-      return {
-        kind: 'command',
-        test,
-        interval_ms: parseDuration(check.interval ?? '1s')!,
-        timeout_ms: parseDuration(check.timeout ?? '30s')!,
-        retries: check.retries ?? 3,
-        start_period_ms: parseDuration(check.start_period ?? '0s')!,
-      };
+function parseYamlText(source: string): unknown {
+  try {
+    return parseYaml(source, { merge: true, maxAliasCount: 1000 });
+  } catch (err) {
+    throw new DenvError('INVALID_COMPOSE', `compose: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/** Top-level `volumes`: each is a dataset. `external` volumes are not denv's to manage. */
+function normalizeVolumes(input: unknown, problems: Problems): string[] {
+  if (input === undefined || input === null) return [];
+  if (!isMap(input)) {
+    problems.add('volumes', 'expected a mapping of volume names');
+    return [];
+  }
+  for (const [name, def] of Object.entries(input)) {
+    const path = `volumes.${name}`;
+    if (!NAME.test(name)) problems.add('volumes', `"${name}": volume names use letters, digits, _ . -`);
+    if (def === null || def === undefined) continue;
+    if (!isMap(def)) problems.add(path, 'expected a mapping or nothing');
+    else {
+      if (def.external) problems.add(`${path}.external`, 'not supported by denv: external volumes are not managed by denv; declare a named volume (a dataset) and fork or snapshot it');
+      if (def.driver !== undefined && def.driver !== 'local') problems.add(`${path}.driver`, 'not supported by denv: datasets use the agent\'s driver (btrfs or copy)');
+      if (def.driver_opts !== undefined) problems.add(`${path}.driver_opts`, 'not supported by denv: datasets use the agent\'s driver (btrfs or copy)');
     }
   }
-  const http = service['x-denv']?.health;
-  if (http) {
-    return { kind: 'http', path: http.path, port: http.port ?? null, timeout_ms: http.timeout !== undefined ? parseDuration(http.timeout)! : DEFAULT_HTTP_TIMEOUT_MS };
+  return Object.keys(input);
+}
+
+/** Top-level `networks`: every one maps to the env's single network; external ones are refused. */
+function normalizeNetworks(input: unknown, problems: Problems, ignored: string[]): string[] {
+  if (input === undefined || input === null) return [];
+  if (!isMap(input)) {
+    problems.add('networks', 'expected a mapping of network names');
+    return [];
   }
-  return { kind: 'alive', for_ms: ALIVE_FOR_MS };
-}
-
-function normalizeVolumes(service: z.infer<typeof serviceInput>, declared: readonly string[], path: string): VolumeMount[] {
-  return (service.volumes ?? []).map((mount, i) => {
-    let source: string;
-    let target: string;
-    let readOnly = false;
-    if (typeof mount === 'string') {
-      const parts = mount.split(':');
-      if (parts.length < 2 || parts.length > 3) invalid(`${path}.volumes.${i}`, 'expected NAME:/path[:ro]');
-      [source, target] = [parts[0]!, parts[1]!];
-      readOnly = parts[2] === 'ro';
-    } else {
-      ({ source, target } = mount);
-      readOnly = mount.read_only ?? false;
+  for (const [name, def] of Object.entries(input)) {
+    if (!isMap(def)) continue;
+    if (def.external) problems.add(`networks.${name}.external`, 'not supported by denv: each env has one network of its own');
+    for (const key of ['driver', 'driver_opts', 'ipam', 'internal', 'attachable', 'enable_ipv6', 'labels', 'name']) {
+      if (def[key] !== undefined) ignored.push(`networks.${name}.${key}`);
     }
-    if (source.startsWith('.') || source.startsWith('/') || source.startsWith('~')) {
-      invalid(`${path}.volumes.${i}`, 'bind mounts are not supported; declare a named volume (a dataset) instead');
+  }
+  return Object.keys(input);
+}
+
+/** Top-level `secrets` / `configs`: the content must travel with the version (`x-denv-packed`, filled by the CLI). */
+function normalizeGrants(kind: 'secrets' | 'configs', input: unknown, packed: Readonly<Record<string, PackedTree>>, problems: Problems, files: Record<string, PackedTree>): string[] {
+  if (input === undefined || input === null) return [];
+  if (!isMap(input)) {
+    problems.add(kind, 'expected a mapping of names');
+    return [];
+  }
+  const singular = kind === 'secrets' ? 'secret' : 'config';
+  for (const [name, def] of Object.entries(input)) {
+    const path = `${kind}.${name}`;
+    if (!isMap(def)) {
+      problems.add(path, 'expected a mapping with file or content');
+      continue;
     }
-    if (!declared.includes(source)) invalid(`${path}.volumes.${i}`, `volume "${source}" is not declared under top-level volumes`);
-    return { source, target, read_only: readOnly };
-  });
+    if (def.external) {
+      problems.add(`${path}.external`, `not supported by denv: ${kind} come from a file beside the Compose file`);
+      continue;
+    }
+    if (typeof def.content === 'string') {
+      files[`${singular}:${name}`] = { kind: 'file', entries: [{ path: '', mode: 0o400, content_b64: Buffer.from(def.content).toString('base64') }] };
+    } else if (typeof def.file === 'string') {
+      const tree = packed[def.file];
+      if (!tree) problems.add(`${path}.file`, `${def.file} must be sent with the Compose file: deploy with the CLI (denv deploy -f), which packs it`);
+      else files[`${singular}:${name}`] = tree;
+    } else if (typeof def.environment === 'string') {
+      problems.add(`${path}.environment`, `must be read where the Compose file is loaded: deploy with the CLI (denv deploy -f), which packs it`);
+    } else problems.add(path, 'expected file or content');
+  }
+  return Object.keys(input);
 }
 
-function normalizePorts(service: z.infer<typeof serviceInput>, path: string): number[] {
-  return (service.ports ?? []).map((port, i) => {
-    if (typeof port === 'number') return port;
-    if (typeof port === 'object') return port.target;
-    const last = port.split(':').pop()!.split('/')[0]!;
-    const n = Number(last);
-    if (!Number.isInteger(n) || n < 1 || n > 65535) invalid(`${path}.ports.${i}`, 'expected a port number such as 8080 or "8080:80"');
-    return n;
-  });
+function readPacked(value: unknown, problems: Problems): Record<string, PackedTree> {
+  if (value === undefined) return {};
+  if (!isMap(value)) {
+    problems.add('x-denv-packed', 'expected a mapping of packed files');
+    return {};
+  }
+  const out: Record<string, PackedTree> = {};
+  for (const [key, tree] of Object.entries(value)) {
+    const t = tree as PackedTree;
+    if (!isMap(tree) || (t.kind !== 'file' && t.kind !== 'dir') || !Array.isArray(t.entries)) problems.add(`x-denv-packed.${key}`, 'expected {kind, entries}');
+    else out[key] = { kind: t.kind, entries: t.entries.map((e) => ({ path: String(e.path), mode: Number(e.mode) & 0o777, content_b64: String(e.content_b64) })) };
+  }
+  return out;
 }
 
-/** Parse a Compose document (YAML text or an already-parsed object) into a Spec, or throw INVALID_COMPOSE with the path. */
+/**
+ * Parse a loaded Compose document (YAML text or an object) into a Spec, or throw
+ * INVALID_COMPOSE whose message lists every problem (`; `-separated), each with its path.
+ */
 export function parseSpec(source: string | Record<string, unknown>): Spec {
-  let doc: unknown = source;
-  if (typeof source === 'string') {
-    try {
-      doc = parseYaml(source);
-    } catch (err) {
-      throw new DenvError('INVALID_COMPOSE', `compose: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-    }
+  const doc = typeof source === 'string' ? parseYamlText(source) : source;
+  if (!isMap(doc)) throw new DenvError('INVALID_COMPOSE', 'compose: expected a mapping with "services"');
+  const problems = new Problems();
+  const ignored: string[] = [];
+  const nested = nestDottedXDenv(doc);
+  const packed = readPacked(nested['x-denv-packed'], problems);
+  const top = Object.fromEntries(Object.entries(nested).filter(([k]) => k !== 'x-denv-packed'));
+  checkFields(top, TOP_LEVEL_FIELDS, 'compose', problems, ignored);
+  // Unknown top-level keys read better without the `compose.` prefix.
+  ignored.forEach((p, i) => (ignored[i] = p.replace(/^compose\./, '')));
+
+  if (!isMap(top.services)) {
+    problems.add('services', top.services === undefined ? 'required' : 'expected a mapping of service names');
+    problems.throwIfAny();
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new DenvError('INVALID_COMPOSE', 'compose: expected a mapping with "services"');
-  const nested = nestDottedXDenv(doc as Record<string, unknown>);
-  if (nested.services && typeof nested.services === 'object' && !Array.isArray(nested.services)) {
-    nested.services = Object.fromEntries(Object.entries(nested.services).map(([k, v]) => [k, stripExtensions(v)]));
-  }
-  const parsed = composeInput.safeParse(nested);
-  if (!parsed.success) throw new DenvError('INVALID_COMPOSE', describeZodError(parsed.error));
-  const input = parsed.data;
-  const names = Object.keys(input.services);
-  if (names.length === 0) invalid('services', 'at least one service is required');
-  const volumes = Object.keys(input.volumes ?? {});
+  const serviceInputs = top.services as Record<string, unknown>;
+  if (Object.keys(serviceInputs).length === 0) problems.add('services', 'at least one service is required');
+
+  const files: Record<string, PackedTree> = {};
+  const volumes = normalizeVolumes(top.volumes, problems);
+  const networks = normalizeNetworks(top.networks, problems, ignored);
+  const secrets = normalizeGrants('secrets', top.secrets, packed, problems, files);
+  const configs = normalizeGrants('configs', top.configs, packed, problems, files);
+  const ctx: ServiceContext = { volumes, networks, secrets, configs, packed, files, problems, ignored, services: Object.keys(serviceInputs) };
+
   const services: Record<string, ServiceSpec> = {};
-  for (const name of names) {
-    const svc = input.services[name]!;
+  for (const [name, input] of Object.entries(serviceInputs)) {
     const path = `services.${name}`;
-    if (!svc.image && !svc.command) invalid(path, 'needs an image or a command (no image and no command to run)');
-    services[name] = {
-      image: svc.image ?? null,
-      command: svc.command !== undefined ? splitCommand(svc.command, `${path}.command`) : null,
-      entrypoint: svc.entrypoint !== undefined ? splitCommand(svc.entrypoint, `${path}.entrypoint`) : null,
-      environment: normalizeEnvironment(svc.environment, path),
-      working_dir: svc.working_dir ?? null,
-      ports: normalizePorts(svc, path),
-      volumes: normalizeVolumes(svc, volumes, path),
-      health: normalizeHealth(svc, path),
-    };
+    if (!NAME.test(name)) problems.add('services', `"${name}": service names use letters, digits, _ . -`);
+    if (!isMap(input)) {
+      problems.add(path, 'expected a mapping');
+      continue;
+    }
+    checkFields(input, SERVICE_FIELDS, path, problems, ignored);
+    if (isMap(input.deploy)) checkFields(input.deploy, DEPLOY_FIELDS, `${path}.deploy`, problems, ignored);
+    const spec = normalizeService(name, input, ctx);
+    if (spec) services[name] = spec;
   }
-  const x = input['x-denv'] ?? {};
-  if (x.agent && !services[x.agent.service]) invalid('x-denv.agent.service', `no service named "${x.agent.service}"`);
+
+  const x = normalizeTopXDenv(top['x-denv'], problems, splitCommand);
+  if (x.agent && serviceInputs[x.agent.service] === undefined) problems.add('x-denv.agent.service', `no service named "${x.agent.service}"`);
+  problems.throwIfAny();
   return {
     services,
     volumes,
-    warm: x.warm !== undefined ? splitCommand(x.warm, 'x-denv.warm') : null,
-    edge: x.edge ?? null,
-    target: x.target ?? 'host',
-    approval: x.approval ?? null,
-    agent: x.agent ? { service: x.agent.service, paths: x.agent.paths ?? [] } : null,
-    verifier: x.verifier
-      ? { command: splitCommand(x.verifier.command, 'x-denv.verifier.command'), timeout_ms: x.verifier.timeout !== undefined ? parseDuration(x.verifier.timeout)! : 600_000 }
-      : null,
+    ...x,
+    ...(ignored.length > 0 ? { ignored } : {}),
+    ...(Object.keys(files).length > 0 ? { files } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../contracts/ids.js';
 import { hashSecret } from './auth/secrets.js';
@@ -21,7 +21,10 @@ export async function ensureAdminToken(db: Db, dataDir: string): Promise<{ token
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     const rows = await db.query<{ team: string }>('select team from api_tokens where hash = $1 and admin and revoked_at is null', [hashSecret(token)]);
-    if (rows[0]) return { token, team: rows[0].team };
+    if (rows[0]) {
+      chmodSync(file, 0o600); // a file written by hand or by an older version
+      return { token, team: rows[0].team };
+    }
   }
   const { token } = await issueToken(db, team, 'admin', true);
   const tmp = `${file}.${process.pid}.tmp`;

@@ -3,14 +3,14 @@
  * `startControlPlane` is what `denv server` and `denv dev` run, and what tests start.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
 import { createEnrollmentKey } from './api/hosts.js';
 import { buildServer } from './api/server.js';
+import { StreamHub, type StreamLimits } from './api/stream-hub.js';
 import { createBus } from './bus.js';
-import { AgentGateway } from './gateway/agent-gateway.js';
+import { AgentGateway, type AdmissionLimits } from './gateway/agent-gateway.js';
 import { Engine } from './operations/engine.js';
 import { localNotifier, pgNotifier } from './store/notifier.js';
 import { openStore } from './store/open-store.js';
@@ -54,6 +54,10 @@ export interface ControlPlaneOptions {
   readonly leaseMs?: number;
   /** The planner for host targets (default: the deterministic host planner). */
   readonly planner?: Planner;
+  /** Event streams: open streams per token, bytes queued to a client that does not read (stream-hub.ts). */
+  readonly streamLimits?: Partial<StreamLimits>;
+  /** `/agent/ws` limits before `welcome` (defaults in agent-gateway.ts). */
+  readonly agentAdmission?: Partial<AdmissionLimits>;
   readonly log?: (line: string) => void;
 }
 
@@ -70,7 +74,6 @@ export interface ControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? ((line: string) => console.error(line));
-  mkdirSync(opts.dataDir, { recursive: true });
   const store = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
   const { db } = store;
   const bus = createBus();
@@ -83,6 +86,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     resendAfterMs: opts.resendAfterMs ?? 10 * 60_000,
     metricsMs: opts.metricsMs ?? 5000,
     incidentThreshold: opts.incidentThreshold ?? 5,
+    admission: opts.agentAdmission,
   });
   const metrics = createControlPlaneMetrics(db, bus);
   const timed = <T>(name: string, sweep: () => Promise<T>) => metrics.sweeps.wrap(name, sweep);
@@ -95,7 +99,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     sweepMs: 1000,
   });
   const admin = await ensureAdminToken(db, opts.dataDir);
-  const app = await buildServer({ db, bus, engine, agents }, { version: VERSION, log, metrics });
+  const streams = new StreamHub(opts.streamLimits);
+  const app = await buildServer({ db, bus, engine, agents, streams }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(
@@ -125,7 +130,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     url: `http://127.0.0.1:${port}`,
     port,
     adminToken: admin.token,
-    createEnrollmentKey: async (o = {}) => (await createEnrollmentKey(db, admin.team, o.expiresInS ?? 24 * 3600, o.singleUse ?? false)).key,
+    createEnrollmentKey: async (o = {}) => (await createEnrollmentKey(db, admin.team, o.expiresInS ?? 24 * 3600, o.singleUse ?? true)).key,
     async close() {
       if (closed) return;
       closed = true;
@@ -135,6 +140,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       await engine.stop();
       metrics.close();
       await agents.closeAll();
+      streams.close();
       await notifier.close();
       await app.close();
       await store.close();

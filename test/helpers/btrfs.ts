@@ -3,7 +3,7 @@
  * mkfs.btrfs and loop-mounted (needs root and btrfs-progs, which .ci/run installs). A missing
  * mkfs.btrfs or a mount that fails throws: the test fails, it never skips.
  */
-import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, runOrThrow } from '../../src/lib/exec.js';
@@ -17,6 +17,7 @@ export interface BtrfsMount {
 
 export async function mountBtrfs(sizeBytes = 2 * 1024 ** 3): Promise<BtrfsMount> {
   const base = await mkdtemp(join(tmpdir(), 'denv-btrfs-'));
+  await chmod(base, 0o711); // services run as users of their own and reach their datasets below it
   const image = join(base, 'fs.img');
   const dir = join(base, 'mnt');
   await writeFile(image, '');

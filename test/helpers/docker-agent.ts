@@ -30,10 +30,13 @@ export interface DockerAgent {
   close(): Promise<void>;
 }
 
-/** Stop and remove every container an agent (by its data dir) started. */
+/** Stop and remove every container an agent (by its data dir) started, then the env networks it made. */
 export function removeAgentContainers(dataDir: string): void {
-  const ids = execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.agent=${agentTagOf(resolve(dataDir))}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  const label = `label=dev.denv.agent=${agentTagOf(resolve(dataDir))}`;
+  const ids = execFileSync('docker', ['ps', '-aq', '--filter', label], { encoding: 'utf8' }).split('\n').filter(Boolean);
   if (ids.length > 0) execFileSync('docker', ['rm', '--force', ...ids], { stdio: 'ignore' });
+  const networks = execFileSync('docker', ['network', 'ls', '-q', '--filter', label], { encoding: 'utf8' }).split('\n').filter(Boolean);
+  if (networks.length > 0) execFileSync('docker', ['network', 'rm', ...networks], { stdio: 'ignore' });
 }
 
 /**

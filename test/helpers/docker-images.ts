@@ -65,7 +65,9 @@ async function registryDigest(repository: string, tag: string): Promise<string> 
  * return its digest. Every build is unique (a random /www/build-id): test files build in
  * parallel, and two identical builds would share one image that each then tries to remove.
  */
-export async function buildHttpdImage(name: string, files: Record<string, string>): Promise<TestImage> {
+export async function buildHttpdImage(name: string, files: Record<string, string>, o: { listen?: 'loopback' | 'any' } = {}): Promise<TestImage> {
+  // `any`: on an env network (bridge) the app must listen on the container's interfaces, not its loopback.
+  const address = o.listen === 'any' ? '' : '127.0.0.1:';
   const dir = mkdtempSync(join(tmpdir(), 'denv-image-'));
   try {
     // One COPY of a whole root: no intermediate image shared with another build (the legacy
@@ -83,7 +85,7 @@ export async function buildHttpdImage(name: string, files: Record<string, string
         'FROM scratch',
         'COPY rootfs/ /',
         // The image's own start command: busybox sh expands $PORT inside the container.
-        'CMD ["/bin/busybox", "sh", "-c", "exec /bin/busybox httpd -f -p 127.0.0.1:$PORT -h /www"]',
+        `CMD ["/bin/busybox", "sh", "-c", "exec /bin/busybox httpd -f -p ${address}$PORT -h /www"]`,
         '',
       ].join('\n'),
     );

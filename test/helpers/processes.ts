@@ -1,3 +1,4 @@
+import { inject } from 'vitest';
 /** Real denv processes for integration tests: `bin/denv agent` and `bin/denv server` as children. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -72,5 +73,7 @@ export function startAgentProcess(o: { control: string; enrollmentKey?: string; 
   if (o.config) args.push('--config', o.config);
   if (o.enrollmentKey) args.push('--enrollment-key', o.enrollmentKey);
   if (o.name) args.push('--name', o.name);
+  // Services run as users of their own: the tests' own directories may be their working dirs.
+  args.push('--allow-path', inject('testDataRoot'));
   return spawnDenv(args, o.env);
 }

@@ -3,7 +3,7 @@
  * made in global-setup) and a fresh database on the PostgreSQL server named by
  * DENV_TEST_DATABASE_URL (.ci/run starts one). A missing server fails the test, never skips it.
  */
-import { cpSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -12,8 +12,11 @@ export const STORES = ['pglite', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 
 /** A new directory under the run's temp root (removed when the test run ends). */
+/** A new dir under the run's temp root, traversable (0711) so services running as their own users reach their files below it. */
 export function freshDataDir(prefix = 'denv-test-'): string {
-  return mkdtempSync(join(inject('testDataRoot'), prefix));
+  const dir = mkdtempSync(join(inject('testDataRoot'), prefix));
+  chmodSync(dir, 0o711);
+  return dir;
 }
 
 /** Seed `dataDir/pgdata` from the migrated template so start-up skips initdb. */

@@ -3,11 +3,12 @@ import { retireSlots } from '../envs/docker-slots.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import { envLogDir } from '../runtimes/process/service-env.js';
 import { collectedEnvDir, verifyRunDir } from '../verify/collected-dir.js';
+import { envWorkloadsDir } from '../envs/prepare-service.js';
 import type { CommandHandler } from './handler.js';
 
 /**
  * env.destroy: stop every process of the env (all versions), delete its datasets, snapshots,
- * logs, state and what verify collected from it, release its ports. Idempotent: destroying an env this host does not know
+ * logs, state, work dir and what verify collected from it, release its ports and its user. Idempotent: destroying an env this host does not know
  * answers zero counts.
  */
 export const envDestroy: CommandHandler<'env.destroy'> = {
@@ -19,7 +20,8 @@ export const envDestroy: CommandHandler<'env.destroy'> = {
       const { datasets, snapshots } = await ctx.datasets.destroy(p.env);
       await ctx.runtime.forgetEnv(p.env);
       await rm(envLogDir(ctx.dataDir, p.env), { recursive: true, force: true });
-      for (const dir of [collectedEnvDir(ctx.dataDir, p.env), verifyRunDir(ctx.dataDir, p.env)]) await rm(dir, { recursive: true, force: true });
+      for (const dir of [collectedEnvDir(ctx.workloads, p.env), verifyRunDir(ctx.workloads, p.env), envWorkloadsDir(ctx.workloads, p.env)]) await rm(dir, { recursive: true, force: true });
+      await ctx.identities.release(p.env);
       return { removed: { processes: processes + containers, datasets, snapshots, ports } };
     }),
 };

@@ -22,9 +22,9 @@ export const envExec: CommandHandler<'env.exec'> = {
       }
     }
     if (!target) throw new DenvError('NOT_FOUND', `service ${p.service} of env ${p.env} is not running on this host`);
-    const { cwd, env } = ctx.runtime.contextOf(target);
+    const { cwd, env, prefix } = ctx.runtime.contextOf(target);
     try {
-      const r = await run(p.command, { cwd, env, timeoutMs: p.timeout_ms, maxOutputBytes: OUTPUT_CAP });
+      const r = await run([...prefix, ...p.command], { cwd, env, timeoutMs: p.timeout_ms, maxOutputBytes: OUTPUT_CAP });
       return { exit: r.exitCode, stdout: r.stdout, stderr: r.stderr, timed_out: r.timedOut };
     } catch (err) {
       if (!(err instanceof ExecError)) throw err;

@@ -17,6 +17,8 @@ export const envFork: CommandHandler<'env.fork'> = {
     ctx.envLocks.run(p.env, async () => {
       assertRunnable(p.services, Boolean(ctx.pipeline?.docker)); // before any data is forked
       let forkedInMs = 0;
+      // The fork's services run as its source's user: they own the forked data (uid-registry.ts).
+      await ctx.identities.inherit(p.from_env, p.env);
       if (ctx.runtime.list(p.env).length === 0) {
         const t0 = performance.now();
         await ctx.envLocks.run(p.from_env, () => ctx.datasets.fork(p.from_env, p.snapshot, p.env, p.volumes));

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Commands, CommandKind } from '../../contracts/protocol.js';
+import { DEPENDS_CONDITIONS, RESTART_POLICIES, UPDATE_ORDERS } from '../../contracts/spec.js';
 import { SAFE_NAME } from '../files.js';
 
 const name = z.string().regex(SAFE_NAME, 'expected letters, digits, _ . - (starting with a letter or digit)');
@@ -19,6 +20,8 @@ const healthSpec = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('alive'), for_ms: ms }),
 ]);
 
+const fileGrant = z.object({ source: z.string().min(1), target: z.string().min(1), mode: z.number().int().min(0).max(0o777).nullable() });
+
 const serviceSpec = z.object({
   image: z.string().nullable(),
   command: z.array(z.string()).min(1).nullable(),
@@ -28,13 +31,38 @@ const serviceSpec = z.object({
   ports: z.array(z.number().int()).default([]),
   volumes: z.array(z.object({ source: z.string(), target: z.string(), read_only: z.boolean() })).default([]),
   health: healthSpec,
+  // Container settings (optional: older control planes do not send them).
+  user: z.string().max(256).nullable().optional(),
+  restart: z.enum(RESTART_POLICIES).nullable().optional(),
+  stop_signal: z.string().max(32).nullable().optional(),
+  stop_grace_ms: ms.nullable().optional(),
+  limits: z.object({ memory_bytes: z.number().int().min(1).nullable(), cpus: z.number().positive().nullable(), pids: z.number().int().min(1).nullable() }).optional(),
+  // Full Compose loading (issue 9); optional for the same reason.
+  depends_on: z.record(name, z.object({ condition: z.enum(DEPENDS_CONDITIONS), required: z.boolean() })).optional(),
+  update_order: z.enum(UPDATE_ORDERS).nullable().optional(),
+  published: z.array(z.object({ target: z.number().int().min(1).max(65535), published: z.number().int().min(1).max(65535).nullable(), protocol: z.enum(['tcp', 'udp']) })).optional(),
+  secrets: z.array(fileGrant).optional(),
+  configs: z.array(fileGrant).optional(),
+  binds: z.array(z.object({ source: z.string().min(1), target: z.string().min(1), read_only: z.boolean() })).optional(),
+  build: z.object({ context: z.string(), dockerfile: z.string().nullable(), args: z.record(z.string(), z.string()), target: z.string().nullable() }).nullable().optional(),
+  networks: z.array(z.string()).optional(),
 });
 
 const services = z.record(name, serviceSpec).refine((s) => Object.keys(s).length > 0, 'at least one service is required');
 
 export const PAYLOADS = {
   // The envelope passes through unvalidated (and is not stripped of unknown fields): the pipeline's admit judges it with its closed schema.
-  'env.create': z.object({ env: name, version: name, services, volumes: z.array(name), retire_others: z.boolean(), envelope: z.custom<Commands['env.create']['payload']['envelope']>(() => true).optional() }),
+  'env.create': z.object({
+    env: name,
+    version: name,
+    services,
+    volumes: z.array(name),
+    retire_others: z.boolean(),
+    envelope: z.custom<Commands['env.create']['payload']['envelope']>(() => true).optional(),
+    envelopes: z.array(z.custom<NonNullable<Commands['env.create']['payload']['envelopes']>[number]>(() => true)).max(100).optional(),
+    project: z.string().max(200).optional(),
+    env_name: z.string().max(200).optional(),
+  }),
   'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean() }),
   'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
   'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),

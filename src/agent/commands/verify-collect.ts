@@ -19,7 +19,7 @@ export const verifyCollect: CommandHandler<'verify.collect'> = {
       const rec = await liveService(ctx, p.env, p.service);
       const paused = await ctx.runtime.hold(rec);
       const root = ctx.runtime.contextOf(rec).cwd;
-      const outcome = await collectTree(root, p.paths, collectedDir(ctx.dataDir, p.env, p.capture), p.limits);
+      const outcome = await collectTree(root, p.paths, collectedDir(ctx.workloads, p.env, p.capture), p.limits);
       return { ...outcome, paused };
     }),
 };

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { mkdir, open, rm } from 'node:fs/promises';
+import { chmod, mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import { rewardOf } from '../../contracts/verify.js';
@@ -7,6 +7,7 @@ import { ExecError, run } from '../../lib/exec.js';
 import { exists } from '../datasets/staging.js';
 import { liveService } from '../envs/live-service.js';
 import { collectedDir, verifyRunDir } from '../verify/collected-dir.js';
+import { ownDir, ownTree } from '../identity/ownership.js';
 import type { CommandHandler } from './handler.js';
 
 const OUTPUT_KEPT = 4096;
@@ -40,17 +41,24 @@ async function readRewardFile(file: string): Promise<string | null> {
  */
 export const verifyRun: CommandHandler<'verify.run'> = {
   run: async (p, ctx) => {
-    const collected = collectedDir(ctx.dataDir, p.collected.env, p.collected.capture);
+    const collected = collectedDir(ctx.workloads, p.collected.env, p.collected.capture);
     if (!(await exists(collected))) throw new DenvError('NOT_FOUND', `nothing was collected for capture ${p.collected.capture} of env ${p.collected.env} on this host`);
     const rec = await liveService(ctx, p.env, p.service);
-    const { cwd, env } = ctx.runtime.contextOf(rec);
-    const scratch = verifyRunDir(ctx.dataDir, p.env);
+    const { cwd, env, prefix } = ctx.runtime.contextOf(rec);
+    const scratch = verifyRunDir(ctx.workloads, p.env);
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true, mode: 0o700 });
+    if (rec.identity) {
+      // The verifier runs as the grader service's user: it reads the collected copy (a private
+      // copy made for this grading) and writes its reward file.
+      await chmod(path.dirname(collected), 0o711);
+      await ownTree(collected, rec.identity);
+      await ownDir(scratch, rec.identity);
+    }
     const rewardFile = path.join(scratch, 'reward');
     const started = Date.now();
     try {
-      const r = await run(p.command, { cwd, env: { ...env, DENV_COLLECTED: collected, DENV_REWARD_FILE: rewardFile }, timeoutMs: p.timeout_ms, maxOutputBytes: 64 * 1024 });
+      const r = await run([...prefix, ...p.command], { cwd, env: { ...env, DENV_COLLECTED: collected, DENV_REWARD_FILE: rewardFile }, timeoutMs: p.timeout_ms, maxOutputBytes: 64 * 1024 });
       const ranFor = Date.now() - started;
       const reward = r.timedOut ? { reward: null, source: null } : rewardOf(r.stdout, await readRewardFile(rewardFile));
       return { ...reward, exit_code: r.exitCode, stdout: tail(r.stdout), stderr: tail(r.stderr), timed_out: r.timedOut, ran_for: ranFor };

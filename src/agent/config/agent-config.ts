@@ -11,6 +11,10 @@
  *   require_signature: true           # image services need a valid envelope (default true)
  *   network: bridge                   # or host (the container shares the host's network and gets PORT)
  *   env_dir: /dev/shm/denv            # tmpfs dir for env files (default: a private dir under /dev/shm)
+ *   workloads: /var/lib/denv/work     # services' files: env work dirs, verify copies (default: <data dir>-workloads)
+ *   process_runtime: enabled          # or disabled: refuse process services on this host
+ *   run_as_root: false                # allow `user: root` for process services
+ *   allow: {paths: [/srv/apps]}       # host paths process services may use as working_dir
  *
  * Closed schema: an unknown key is refused with its path, so a typo never silently loosens trust.
  */
@@ -35,13 +39,17 @@ export const agentConfigSchema = z.strictObject({
     .strictObject({
       repositories: z.array(z.string()).default([]),
       services: z.array(z.string()).default([]),
+      paths: z.array(z.string().startsWith('/', 'expected an absolute path')).default([]),
     })
-    .default({ repositories: [], services: [] }),
+    .default({ repositories: [], services: [], paths: [] }),
   listen: listenAddress.optional(),
   datasets: z.string().min(1).optional(),
   require_signature: z.boolean().default(true),
   network: z.enum(NETWORK_MODES).default('bridge'),
   env_dir: z.string().min(1).optional(),
+  workloads: z.string().min(1).optional(),
+  process_runtime: z.enum(['enabled', 'disabled']).default('enabled'),
+  run_as_root: z.boolean().default(false),
 });
 export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 
@@ -49,17 +57,20 @@ export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 export interface AgentConfig {
   readonly name: string;
   readonly trustedKeys: readonly TrustedKey[];
-  readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[] };
+  readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[]; readonly paths: readonly string[] };
   readonly listen: { readonly host: string; readonly port: number } | null;
   readonly datasets: string | null;
   readonly requireSignature: boolean;
   readonly network: NetworkMode;
   readonly envDir: string | null;
+  readonly workloads: string | null;
+  readonly processRuntime: 'enabled' | 'disabled';
+  readonly runAsRoot: boolean;
 }
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {
-  return { name, trustedKeys: [], allow: { repositories: [], services: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null };
+  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false };
 }
 
 /** `127.0.0.1:7070` → {host, port}; `[::1]:7070` → {host: '::1', port}. */
@@ -88,12 +99,15 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
   return {
     name: file.name ?? os.hostname(),
     trustedKeys,
-    allow: file.allow,
+    allow: { ...file.allow, paths: file.allow.paths.map(abs) },
     listen: file.listen ? parseListen(file.listen) : null,
     datasets: file.datasets ? abs(file.datasets) : null,
     requireSignature: file.require_signature,
     network: file.network,
     envDir: file.env_dir ? abs(file.env_dir) : null,
+    workloads: file.workloads ? abs(file.workloads) : null,
+    processRuntime: file.process_runtime,
+    runAsRoot: file.run_as_root,
   };
 }
 

@@ -3,7 +3,7 @@
  * (and btrfs-progs is installed), else `copy`. Decided once at agent start and reported in the
  * host facts (`dataset_driver`), so the control plane and its users know whether forks are O(1).
  */
-import { mkdir, statfs } from 'node:fs/promises';
+import { chmod, mkdir, statfs } from 'node:fs/promises';
 import { run } from '../../lib/exec.js';
 import { btrfsVersion } from './btrfs/btrfs-argv.js';
 import { BtrfsDatasetDriver } from './btrfs/btrfs-driver.js';
@@ -26,9 +26,14 @@ async function btrfsProgsInstalled(): Promise<boolean> {
   }
 }
 
-/** Create `root` if needed and pick its driver. `log` explains a fallback to copy on btrfs. */
+/**
+ * Create `root` if needed and pick its driver. `log` explains a fallback to copy on btrfs. The root
+ * is traversable but not listable (0711): services running as users of their own reach their own
+ * datasets below it, each dataset owned by its user (identity/ownership.ts).
+ */
 export async function openDatasetDriver(root: string, log: (line: string) => void = () => {}): Promise<DatasetDriver> {
-  await mkdir(root, { recursive: true, mode: 0o700 });
+  await mkdir(root, { recursive: true, mode: 0o711 });
+  await chmod(root, 0o711);
   if (await isOnBtrfs(root)) {
     if (await btrfsProgsInstalled()) return new BtrfsDatasetDriver(root);
     log(`datasets: ${root} is on btrfs but the btrfs command (btrfs-progs) is missing; using the copy driver`);

@@ -27,8 +27,7 @@ export class NonceStore {
 
   /** Whether `nonce` was accepted before and has not expired. Read-only (preflight and admit). */
   async seen(nonce: string, nowMs = Date.now()): Promise<boolean> {
-    const table = await this.read();
-    const until = table[nonce];
+    const until = (await this.read()).get(nonce);
     return until !== undefined && Date.parse(until) > nowMs;
   }
 
@@ -37,12 +36,11 @@ export class NonceStore {
     return this.mutex.run(async () => {
       const release = await acquireFileLock(`${this.file}.lock`);
       try {
-        const table = await this.read();
-        const live: Record<string, string> = {};
-        for (const [n, until] of Object.entries(table)) if (Date.parse(until) > nowMs) live[n] = until;
-        if (live[nonce] !== undefined) return false;
-        live[nonce] = expiresAt;
-        await writeJsonAtomic(this.file, { nonces: live } satisfies NonceFile, 0o600);
+        const live = new Map<string, string>();
+        for (const [n, until] of await this.read()) if (Date.parse(until) > nowMs) live.set(n, until);
+        if (live.has(nonce)) return false;
+        live.set(nonce, expiresAt);
+        await writeJsonAtomic(this.file, { nonces: Object.fromEntries(live) } satisfies NonceFile, 0o600);
         return true;
       } finally {
         await release();
@@ -50,8 +48,12 @@ export class NonceStore {
     });
   }
 
-  private async read(): Promise<Record<string, string>> {
+  /** A Map, never a plain object: a nonce named `constructor` or `__proto__` is just a string
+   *  (as an object key it would read the prototype's member and count as a replay). */
+  private async read(): Promise<Map<string, string>> {
     const file = (await readJsonOrNull(this.file)) as NonceFile | null;
-    return file && typeof file.nonces === 'object' && file.nonces !== null ? file.nonces : {};
+    const nonces = file && typeof file.nonces === 'object' && file.nonces !== null ? file.nonces : {};
+    // JSON.parse makes own properties (even `__proto__`), so Object.entries sees every nonce.
+    return new Map(Object.entries(nonces).filter((e): e is [string, string] => typeof e[1] === 'string'));
   }
 }

@@ -10,6 +10,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseImageRef } from '../../contracts/envelope.js';
+import { messageOf } from '../../contracts/errors.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import type { PipelineHost } from '../pipeline/pipeline-host.js';
 import { endpointOf } from '../pipeline/slot-plan.js';
@@ -54,6 +55,10 @@ export function activateSlot(host: PipelineHost, slot: Slot, version: string, sp
     const container = await docker.container(project, slot.service);
     const image = container?.running ? await docker.image(want.image) : null;
     if (!(container?.running && image?.id === container.image)) {
+      // A recorded Compose file of bridge networking names the env's network as external.
+      if (host.config.network === 'bridge' && want.compose.includes(`name: ${host.slots.networkOf(slot.scope)}\n`)) {
+        await docker.ensureNetwork(host.slots.networkOf(slot.scope), host.slots.networkLabels(slot.scope));
+      }
       await docker.up(project, await writeCompose(host, slot, want.compose));
       const verdict = await waitContainerHealthy(want.health, { docker, project, service: slot.service, port: want.port });
       if (!verdict.ok) return { ok: false, port: want.port, message: verdict.message };
@@ -80,13 +85,20 @@ export function removeSlot(host: PipelineHost, slot: Slot): Promise<boolean> {
   });
 }
 
-/** Remove every slot of `scope` whose service is not in `keep` (all of them when keep is null); returns how many containers were removed. */
+/**
+ * Remove every slot of `scope` whose service is not in `keep` (all of them when keep is null, and
+ * then the scope's network too: env destroy); returns how many containers were removed.
+ */
 export async function retireSlots(host: PipelineHost, scope: string, keep: readonly string[] | null): Promise<number> {
   const records = await host.slots.list(scope);
   let removed = 0;
   for (const rec of records) {
     if (keep !== null && keep.includes(rec.service)) continue;
     if (await removeSlot(host, { scope, service: rec.service })) removed++;
+  }
+  if (keep === null && host.docker) {
+    // A network something else still uses (a container this agent did not start) stays; destroy goes on.
+    await host.docker.removeNetwork(host.slots.networkOf(scope)).catch((err: unknown) => host.log(`env ${scope}: network not removed: ${messageOf(err)}`));
   }
   return removed;
 }

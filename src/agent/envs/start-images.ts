@@ -1,7 +1,11 @@
 /**
  * Image services in env.create and env.rollback (DESIGN §7): each service with an `image` runs
  * through its docker slot — env.create runs seed 004's pipeline per service (with the envelope
- * the control plane relayed, if any), env.rollback activates a deploy the host verified before.
+ * naming it among those the control plane relayed, if any), env.rollback activates a deploy the
+ * host verified before. Before the pipelines run, every service's address is settled (host ports
+ * from `ports.json`), so each image service starts knowing its siblings' `DENV_<S>_HOST/PORT`:
+ * image siblings by service name at their container port on the env's network (bridge), process
+ * siblings at 127.0.0.1 and their host port (siblings.ts).
  * Process services of the same version are then started the usual way (`startVersion` on the
  * rest), and the two halves are reported as one `EnvCreateResult` with `pipelines` per image
  * service.
@@ -17,7 +21,11 @@ import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
 import type { PipelineHost } from '../pipeline/pipeline-host.js';
 import { answerOf, runPipeline } from '../pipeline/run-pipeline.js';
+import { slotPort } from '../pipeline/stages/recreate.js';
+import { slotPortOwner } from '../runtimes/docker/slot.js';
+import { serviceKey } from '../runtimes/process/service-env.js';
 import { activateSlot } from './docker-slots.js';
+import { siblingEnvironment, type SiblingAddress } from './siblings.js';
 import { summarizeFailures, type VersionRequest } from './start-version.js';
 
 type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
@@ -29,9 +37,29 @@ export function imageServiceNames(services: Readonly<Record<string, ServiceSpec>
     .map(([name]) => name);
 }
 
-/** The relayed envelope for `service`: the control plane sends one (it names its service), or none. */
-function envelopeFor(envelope: unknown, service: string): unknown {
-  return envelope !== undefined && envelope !== null && peekEnvelopeService(envelope) === service ? envelope : null;
+/** The relayed envelope naming `service` (one per image service, `envelopes`; `envelope` is the one-service form), or null. */
+export function envelopeFor(req: Pick<VersionRequest, 'envelope' | 'envelopes'>, service: string): unknown {
+  const all = [...(req.envelopes ?? []), ...(req.envelope !== undefined && req.envelope !== null ? [req.envelope] : [])];
+  return all.find((e) => peekEnvelopeService(e) === service) ?? null;
+}
+
+/**
+ * `DENV_<S>_HOST/PORT` for the version's image services: image siblings as seen on the env's
+ * network (service name, container port = first spec port, else PORT = its host port), or on
+ * 127.0.0.1 with host networking; process siblings at 127.0.0.1 and their host port. Allocating
+ * here is idempotent per owner: the slot (recreate) and the process start get the same ports.
+ */
+async function imageSiblings(host: PipelineHost, req: VersionRequest): Promise<Record<string, string>> {
+  const addresses: SiblingAddress[] = [];
+  for (const [service, spec] of Object.entries(req.services)) {
+    if (spec.image !== null) {
+      const port = await slotPort(host, slotPortOwner({ scope: req.env, service }));
+      addresses.push(host.config.network === 'bridge' ? { service, host: service, port: spec.ports[0] ?? port } : { service, host: '127.0.0.1', port });
+    } else {
+      addresses.push({ service, host: '127.0.0.1', port: await host.ports.allocate(serviceKey({ env: req.env, version: req.version, service })) });
+    }
+  }
+  return siblingEnvironment(addresses);
 }
 
 interface ImagePart {
@@ -43,16 +71,22 @@ interface ImagePart {
 
 async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>): Promise<ImagePart> {
   const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
+  const siblings = await imageSiblings(host, req);
   await Promise.all(
     names.map(async (name) => {
+      const slot = { scope: req.env, service: name };
       const run = await runPipeline(host, {
         mode: 'deploy',
-        slot: { scope: req.env, service: name },
-        envelope: envelopeFor(req.envelope, name),
+        slot,
+        envelope: envelopeFor(req, name),
         spec: req.services[name]!,
         datasets,
         version: req.version,
+        siblings,
+        names: { ...(req.project !== undefined ? { project: req.project } : {}), ...(req.env_name !== undefined ? { env: req.env_name } : {}) },
       });
+      // Refused before any effect on a slot that never ran: give back the port reserved above.
+      if (run.state === 'failure' && !(await host.slots.read(slot))) await host.ports.release(slotPortOwner(slot));
       part.pipelines[name] = answerOf(run);
       part.services[name] = { pid: null, port: run.port ?? 0, ...(run.logTail ? { log_tail: [...run.logTail] } : {}) };
       if (run.state === 'failure' || run.state === 'failure_rolled_back') {

@@ -13,6 +13,7 @@ import type { HealthSpec } from '../../contracts/spec.js';
 import { ExecError, run } from '../../lib/exec.js';
 import type { ServiceExit } from '../runtimes/process/env-state.js';
 import { probeHttp } from './http-probe.js';
+import { fillArgv } from '../envs/siblings.js';
 
 export interface HealthTarget {
   readonly service: string;
@@ -20,6 +21,8 @@ export interface HealthTarget {
   readonly port: number;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
+  /** Put before a command check's argv: runs it as the service's user (launch-argv.ts contextArgv). */
+  readonly prefix?: readonly string[];
   /** null while the process runs. */
   exitOf(): Promise<ServiceExit | null>;
 }
@@ -83,7 +86,9 @@ async function waitHttp(spec: Extract<HealthSpec, { kind: 'http' }>, target: Hea
 
 async function runCheck(test: readonly string[], target: HealthTarget, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
   try {
-    const r = await run(test, { cwd: target.cwd, env: target.env, timeoutMs, maxOutputBytes: 4096 });
+    // `${DENV_…}` in the test (siblings, datasets) is filled from the service's own environment.
+    const argv = [...(target.prefix ?? []), ...(fillArgv(test, target.env) ?? [])];
+    const r = await run(argv, { cwd: target.cwd, env: target.env, timeoutMs, maxOutputBytes: 4096 });
     if (r.exitCode === 0) return { ok: true, detail: 'exit 0' };
     const how = r.timedOut ? `timed out after ${timeoutMs} ms` : r.signal ? `killed by ${r.signal}` : `exit ${r.exitCode}`;
     const said = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-1)[0] ?? '';

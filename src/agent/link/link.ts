@@ -3,7 +3,7 @@
  * the control plane; it connects to `<control>/agent/ws`, says `hello`, and on `welcome` starts
  * heartbeating and serving commands. It never gives up: every close or error reconnects with
  * jittered exponential backoff, and a refusal (say an enrollment key not created yet) is retried
- * the same way.
+ * the same way — except `HOST_REMOVED`: a host an operator removed stops for good.
  *
  * Identity: with `<dataDir>/credential.json` the hello carries `host_id` + `credential`, else the
  * enrollment key. A `welcome` carrying a credential is persisted *before* anything else happens
@@ -34,6 +34,8 @@ export interface LinkOptions {
   readonly onWelcome: (hostId: string, welcome: { live_status_ms?: number; metrics_ms?: number; incident_threshold?: number }) => void;
   readonly onCommand: (msg: CommandMessage) => void;
   readonly backoff?: BackoffPolicy;
+  /** The control plane said this host was removed (`refused` HOST_REMOVED): the link has stopped. */
+  readonly onRemoved?: (message: string) => void;
 }
 
 /** A connection that has heard nothing (not even a pong) for this many heartbeats is dead. */
@@ -167,6 +169,14 @@ export class AgentLink {
       }
       case 'refused': {
         this.opts.log(`refused (${msg.code}): ${msg.message}`);
+        if (msg.code === 'HOST_REMOVED') {
+          // An operator removed this host: stop for good rather than re-enroll with the key.
+          this.stopped = true;
+          this.opts.log('this host was removed by an operator; the agent stops connecting');
+          ws.close(1000, 'removed');
+          this.opts.onRemoved?.(msg.message);
+          return;
+        }
         if (msg.code === 'UNAUTHORIZED' && !usedEnrollmentKey && this.opts.enrollmentKey) {
           this.preferEnrollmentKey = true;
           this.opts.log('the stored credential was refused; presenting the enrollment key next time');

@@ -27,12 +27,15 @@ beforeAll(async () => {
   const config: AgentConfig = {
     name: 'h1',
     trustedKeys: [loadTrustedKey(publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k.pub')],
-    allow: { repositories: ['reg:5000/team'], services: ['web'] },
+    allow: { repositories: ['reg:5000/team'], services: ['web'], paths: [] },
     listen: null,
     datasets: null,
     requireSignature: true,
     network: 'host',
     envDir,
+    workloads: null,
+    processRuntime: 'enabled',
+    runAsRoot: false,
   };
   host = await openPipelineHost({ dataDir: join(dir, 'data'), config, ports: new PortRegistry(join(dir, 'data'), { min: 25500, max: 25599 }), log: () => {}, docker: null });
 });

@@ -9,6 +9,7 @@ import type { DecodedEnvelope } from '../../contracts/envelope.js';
 import type { HealthSpec, ServiceSpec } from '../../contracts/spec.js';
 import type { DeployedService, EdgeState, SlotRecord } from '../runtimes/docker/slot-store.js';
 import type { Slot } from '../runtimes/docker/slot.js';
+import type { RunSettings } from './run-binding.js';
 import type { PipelineHost } from './pipeline-host.js';
 
 export interface PipelineRequest {
@@ -22,6 +23,14 @@ export interface PipelineRequest {
   readonly datasets: Readonly<Record<string, string>>;
   /** The env version a control-plane deploy belongs to. */
   readonly version: string | null;
+  /**
+   * Control-plane deploys: the siblings' `DENV_<S>_HOST/PORT` as this service sees them
+   * (siblings.ts). They reach the container as agent-owned variables and fill the `${DENV_…}`
+   * references of its environment.
+   */
+  readonly siblings?: Readonly<Record<string, string>>;
+  /** Control-plane deploys: the project and env names an envelope's `scope` must match. */
+  readonly names?: { readonly project?: string; readonly env?: string };
 }
 
 /** What admit settled: the image and everything the container will get. Holds secrets (`env`): never logged. */
@@ -35,6 +44,8 @@ export interface Target {
   readonly health: HealthSpec;
   readonly hostnames: readonly string[];
   readonly signed: boolean;
+  /** What runs in the container (run-binding.ts): the envelope's `run` for signed deploys, else the Compose file's. */
+  readonly run: RunSettings;
 }
 
 /** Filled in by the stages as they run; the runner and the rollback read it. */

@@ -23,11 +23,11 @@ function current(ctx: AgentContext, env: string) {
 export async function collectLiveStatus(ctx: AgentContext, env: string): Promise<LiveStatus> {
   const workloads: LiveWorkload[] = [];
   for (const rec of current(ctx, env)) {
-    const { cwd, env: vars } = ctx.runtime.contextOf(rec);
+    const { cwd, env: vars, prefix } = ctx.runtime.contextOf(rec);
     // A service held paused (verify's frozen agent) cannot answer: not ready, and not probed (a
     // probe of a stopped process only waits out its timeout).
     const probe = rec.held ? { ok: false, detail: 'paused (frozen by verify until env.resume)' } : rec.state === 'running'
-      ? await probeOnce(rec.spec.health, { service: rec.service, port: rec.port, cwd, env: vars, exitOf: () => ctx.runtime.exitOf(rec) })
+      ? await probeOnce(rec.spec.health, { service: rec.service, port: rec.port, cwd, env: vars, prefix, exitOf: () => ctx.runtime.exitOf(rec) })
       : { ok: false, detail: rec.state };
     workloads.push({
       service: rec.service,

@@ -4,6 +4,7 @@
  * builders for process services written as inline `node -e` programs.
  */
 import { ReleasedEnvs } from '../released-envs.js';
+import { ServiceIdentities } from '../identity/service-identities.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -40,6 +41,9 @@ export async function makeFixture(ports: PortRange): Promise<Fixture> {
       dataDir,
       control: controlUrl,
       runtime,
+      // Supervision tests run services as the agent itself, anywhere (identity and confinement have their own tests).
+      workloads: dataDir,
+      identities: new ServiceIdentities(dataDir, { processRuntime: 'enabled', runAsRoot: true, allowPaths: ['/'] }, false),
       ports: new PortRegistry(dataDir, ports),
       datasets: new CopyDatasetDriver(path.join(dataDir, 'datasets')),
       envLocks: new KeyedMutex(),

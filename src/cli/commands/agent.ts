@@ -17,6 +17,8 @@ interface AgentOptions {
   readonly name?: string;
   readonly ports?: { min: number; max: number };
   readonly datasets?: string;
+  readonly workloads?: string;
+  readonly allowPath?: string[];
 }
 
 /** `20000-29999` → {min, max}. */
@@ -36,7 +38,9 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--config <file>', 'agent.yaml: name, trusted_keys, allow, listen, datasets, require_signature, network (docs/envelope.md)').env('DENV_AGENT_CONFIG'))
     .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
     .option('--name <name>', "this host's name (default: the machine's hostname)")
-    .addOption(new Option('--datasets <dir>', 'dataset root (default <data-dir>/datasets); on btrfs, snapshots and forks are O(1) subvolume snapshots').env('DENV_AGENT_DATASETS'))
+    .addOption(new Option('--datasets <dir>', 'dataset root (default <workloads>/datasets); on btrfs, snapshots and forks are O(1) subvolume snapshots').env('DENV_AGENT_DATASETS'))
+    .addOption(new Option('--workloads <dir>', "root of the services' files: env work dirs, verify copies (default <data-dir>-workloads); must be reachable by other users").env('DENV_AGENT_WORKLOADS'))
+    .option('--allow-path <dir>', 'a host path process services may use as working_dir (repeatable; adds to the config\'s allow.paths)', (v: string, prev: string[] = []) => [...prev, v])
     .addOption(new Option('--ports <min-max>', 'host ports handed to services; agents sharing a machine need disjoint ranges (default 20000-29999)').argParser(parsePortRange).env('DENV_AGENT_PORTS'))
     .addHelpText(
       'after',
@@ -62,7 +66,7 @@ export function registerAgent(program: Command): void {
         if (!opts.control && !config?.listen) throw new CliError('USAGE', 'nothing to do: pass --control <url>, or --config with a `listen` address (standalone mode)');
         if (opts.control) say(`connecting to ${opts.control}…`);
         const datasets = opts.datasets ? path.resolve(opts.datasets) : (config?.datasets ?? undefined);
-        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets, log: say });
+        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets, workloads: opts.workloads, allowPaths: opts.allowPath, log: say });
         try {
           // A refused enrollment (hostId rejects) or a listener that cannot bind ends the command with that error.
           const listening = agent.standalone.then(() => undefined);

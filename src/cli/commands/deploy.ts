@@ -12,6 +12,7 @@ import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { toJson } from '../output.js';
 import { exitCodeFor, watchDeployment } from '../watch.js';
+import { readEnvelopeFiles } from '../envelope-options.js';
 import { pendingPlanText } from './env-lifecycle.js';
 
 /** What the deploy route answers (202). */
@@ -25,6 +26,8 @@ export interface DeployRequest {
   readonly composeDoc: Record<string, unknown>;
   readonly env: string;
   readonly warm?: string;
+  /** Signed envelopes, one per image service (`--envelope`, repeatable). */
+  readonly envelopes?: readonly unknown[];
 }
 
 /** Make sure the project exists: reuse it (by id or name), else create it. Safe to race (409 = exists). */
@@ -47,6 +50,7 @@ export async function startDeploy(client: ApiClient, req: DeployRequest, signal?
   await ensureProject(client, req.project, signal);
   const body: Record<string, unknown> = { compose: req.composeDoc, env: req.env };
   if (req.warm !== undefined) body.warm = req.warm;
+  if (req.envelopes && req.envelopes.length > 0) body.envelopes = req.envelopes;
   return client.post<DeployAnswer>(`/v1/projects/${seg(req.project)}/deploy`, body, signal);
 }
 
@@ -61,6 +65,7 @@ interface DeployOptions {
   readonly warm?: string;
   readonly watch?: boolean;
   readonly json?: boolean;
+  readonly envelope?: readonly string[];
 }
 
 export function registerDeploy(program: Command): void {
@@ -71,6 +76,7 @@ export function registerDeploy(program: Command): void {
     .addOption(new Option('--project <name>', "project name or id, created if missing (default: the Compose file's top-level name)").env('DENV_PROJECT'))
     .option('--env <name>', 'environment name', 'production')
     .option('--warm <command>', 'a command run in the first service after it is healthy (the warm phase)')
+    .option('--envelope <file>', 'a signed envelope (denv sign) for one image service; repeat for each', (v: string, prev: string[] = []) => [...prev, v])
     .option('--watch', 'follow the deployment to its end; exit 0 only if it succeeds')
     .option('--json', 'print JSON (the 202 answer, or with --watch the final deployment)')
     .addHelpText(
@@ -79,6 +85,7 @@ export function registerDeploy(program: Command): void {
         'denv deploy -f compose.yaml --project hello',
         'denv deploy --project shop --env staging --watch',
         'denv deploy --project shop --warm "node scripts/warm.js" --watch --json',
+        'denv deploy --project shop --envelope web.envelope.json --envelope api.envelope.json --watch   # signed image services',
         '# working_dir of process services is resolved relative to the Compose file',
       ),
     )
@@ -91,7 +98,8 @@ export function registerDeploy(program: Command): void {
         throw new CliError('USAGE', `which project? pass --project <name> (or set DENV_PROJECT, or a top-level name: in ${path.relative('.', compose.path) || compose.path})`);
       }
       const client = clientFor(cmd);
-      const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm });
+      const envelopes = await readEnvelopeFiles(opts.envelope ?? []);
+      const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm, envelopes });
       const waiting = await planAwaitingApproval(client, answer.env.id);
       if (waiting && !opts.json) say(waiting);
       if (!opts.watch) {

@@ -128,6 +128,9 @@ export function registerDev(program: Command): void {
             enrollmentKey,
             dataDir: path.join(dataDir, 'agent'),
             ...(opts.agentConfig ? { config: path.resolve(opts.agentConfig) } : {}),
+            // Services' files live beside the 0700 data dir; the developer's own directory and the
+            // bundled examples may be working dirs (docs/security.md).
+            extra: ['--workloads', `${dataDir}-workloads`, '--allow-path', process.cwd(), '--allow-path', path.dirname(path.dirname(EXAMPLE_COMPOSE))],
             write: say,
           });
           // The agent exiting on its own (not because we are stopping) ends `dev` with an error.

@@ -20,7 +20,7 @@ export function registerHosts(program: Command): void {
     const opts = optionsOf<{ json?: boolean; limit?: number; after?: string }>(c);
     const page = await clientFor(c).get<Page<Host>>('/v1/hosts', { limit: opts.limit, after: opts.after });
     if (opts.json) return say(toJson(page));
-    if (page.items.length === 0) return say('no hosts yet: start one with `denv agent --control <url> --enrollment-key <key>`');
+    if (page.items.length === 0) return say('no hosts yet: start one with `DENV_ENROLLMENT_KEY=<key> denv agent --control <url>`');
     say(formatTable(['id', 'name', 'status', 'heartbeat', 'runtimes'], hostRows(page.items, Date.now())));
     noteNextPage(page);
   });

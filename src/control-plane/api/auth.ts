@@ -3,22 +3,51 @@ import { DenvError } from '../../contracts/errors.js';
 import { newId, newSecret } from '../../contracts/ids.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { Db } from '../store/db.js';
-import type { Auth } from './route.js';
+import { SCOPES, type Auth, type Scope } from './route.js';
 
-/** Resolve `Authorization: Bearer <token>` to its team, or throw UNAUTHORIZED. */
+/**
+ * Resolve `Authorization: Bearer <token>` to its team and scope, or throw UNAUTHORIZED. Runs in
+ * the `onRequest` hook, before any body is read, and reads the database every time: a revoked or
+ * expired token is refused on its next request.
+ */
 export async function authenticate(db: Db, req: FastifyRequest): Promise<Auth> {
   const header = req.headers.authorization ?? '';
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  const match = /^Bearer\s+(\S{1,512})$/i.exec(header);
   if (!match) throw new DenvError('UNAUTHORIZED', 'missing bearer token (Authorization: Bearer <token>)');
-  const rows = await db.query<{ id: string; team: string; admin: boolean }>('select id, team, admin from api_tokens where hash = $1 and revoked_at is null', [hashSecret(match[1]!)]);
+  const rows = await db.query<{ id: string; team: string; admin: boolean; scope: Scope }>(
+    'select id, team, admin, scope from api_tokens where hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
+    [hashSecret(match[1]!)],
+  );
   if (!rows[0]) throw new DenvError('UNAUTHORIZED', 'unknown or revoked token');
-  return { team: rows[0].team, tokenId: rows[0].id, admin: rows[0].admin };
+  return { team: rows[0].team, tokenId: rows[0].id, admin: rows[0].admin, scope: rows[0].scope };
 }
 
-/** Create a token for `team` and return the secret (shown once; only its hash is stored). */
-export async function issueToken(db: Db, team: string, name: string, admin: boolean): Promise<{ id: string; token: string }> {
+/** Whether a token of scope `has` may do what needs `needs` (read < deploy < admin). */
+export function scopeAllows(has: Scope, needs: Scope): boolean {
+  return SCOPES.indexOf(has) >= SCOPES.indexOf(needs);
+}
+
+/**
+ * Create a token for `team` and return the secret (shown once; only its hash is stored).
+ * `admin` marks the instance's admin token (creates teams); `scope` bounds what the token may do
+ * within its team; `expiresInS` (absent: never) makes it stop working after that many seconds.
+ */
+export async function issueToken(
+  db: Db,
+  team: string,
+  name: string,
+  admin: boolean,
+  o: { readonly scope?: Scope; readonly expiresInS?: number } = {},
+): Promise<{ id: string; token: string; scope: Scope; expires_at: string | null; created_at: string }> {
   const id = newId('token');
   const token = newSecret('denv');
-  await db.query('insert into api_tokens (id, team, name, hash, admin) values ($1, $2, $3, $4, $5)', [id, team, name, hashSecret(token), admin]);
-  return { id, token };
+  const scope = o.scope ?? 'admin';
+  const rows = await db.query<{ expires_at: unknown; created_at: unknown }>(
+    `insert into api_tokens (id, team, name, hash, admin, scope, expires_at)
+     values ($1, $2, $3, $4, $5, $6, case when $7::text is null then null else now() + ($7::text || ' seconds')::interval end)
+     returning expires_at, created_at`,
+    [id, team, name, hashSecret(token), admin, scope, o.expiresInS === undefined ? null : String(o.expiresInS)],
+  );
+  const r = rows[0]!;
+  return { id, token, scope, expires_at: r.expires_at ? new Date(r.expires_at as string).toISOString() : null, created_at: new Date(r.created_at as string).toISOString() };
 }

@@ -2,6 +2,7 @@ import { deploymentsQuery } from '../../contracts/api.js';
 import { toDeployment, type DeploymentRow } from '../store/rows.js';
 import { findDeployment } from './lookup.js';
 import { listPage } from './paging.js';
+import { openEventStream } from './event-stream.js';
 import { route } from './route.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
@@ -23,44 +24,38 @@ export const deploymentRoutes = [
   }),
   route({
     method: 'GET', url: '/v1/deployments/:id/stream', summary: 'Server-sent events: `deployment` on every change, `end` after a terminal status',
-    async handler({ db, bus }, { auth, params, reply, req }) {
+    async handler({ db, bus, streams }, { auth, params, reply, req }) {
       const first = await findDeployment(db, auth.team, params.id!);
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      const stream = openEventStream(req, reply, streams, auth);
       let last = '';
-      let closed = false;
-      const send = (dep: DeploymentRow) => {
-        const body = JSON.stringify(toDeployment(dep));
-        if (body !== last) {
-          last = body;
-          res.write(`event: deployment\ndata: ${body}\n\n`);
-        }
-        if (TERMINAL.has(dep.status)) {
-          res.write('event: end\ndata: {}\n\n');
-          close();
-        }
-      };
-      const refresh = async () => {
-        if (closed) return;
-        const rows = await db.query<DeploymentRow>('select * from deployments where id = $1', [first.id]);
-        if (rows[0] && !closed) send(rows[0]);
-      };
-      const onChange = (id: string) => id === first.id && void refresh().catch(() => {});
-      // Another control plane may run the deployment: poll as well as listen.
-      const poll = setInterval(() => void refresh().catch(() => {}), 2000);
-      const keepAlive = setInterval(() => !closed && res.write(': keep-alive\n\n'), 15000);
-      function close() {
-        if (closed) return;
-        closed = true;
-        bus.off('deployment', onChange);
-        clearInterval(poll);
-        clearInterval(keepAlive);
-        res.end();
-      }
-      bus.on('deployment', onChange);
-      req.raw.on('close', close);
-      send(first);
+      // Every stream of this deployment shares one poll (another control plane may run it).
+      const watch = streams.watch<DeploymentRow | undefined>(
+        `dep:${first.id}`,
+        {
+          everyMs: 2000,
+          fetcher: () => async () => (await db.query<DeploymentRow>('select * from deployments where id = $1', [first.id]))[0],
+          wake: (kick) => {
+            const onChange = (id: string) => id === first.id && kick();
+            bus.on('deployment', onChange);
+            return () => bus.off('deployment', onChange);
+          },
+        },
+        (dep) => {
+          if (!dep || stream.closed) return;
+          const body = toDeployment(dep);
+          const text = JSON.stringify(body);
+          if (text !== last) {
+            last = text;
+            if (TERMINAL.has(dep.status)) stream.send('deployment', body);
+            else stream.sendLatest('deployment', body);
+          }
+          if (TERMINAL.has(dep.status)) {
+            stream.send('end', {});
+            stream.close();
+          }
+        },
+      );
+      stream.onClose(() => watch.close());
       return undefined;
     },
   }),

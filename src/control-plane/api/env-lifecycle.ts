@@ -1,9 +1,10 @@
-import { emptyBody, listQuery, replanBody } from '../../contracts/api.js';
+import { emptyBody, replanBody, revealListQuery } from '../../contracts/api.js';
 import { performAction } from '../lifecycle/actions.js';
 import { toPlan, type PlanRow } from '../lifecycle/plans.js';
 import type { UserAction } from '../lifecycle/state-machine.js';
 import { toDeployment, toEnv } from '../store/rows.js';
 import { findEnv } from './lookup.js';
+import { maskArtifact, revealAllowed } from './mask.js';
 import { route, type ApiContext, type Call } from './route.js';
 
 /** Run a lifecycle action on `envId`; answers `{deployment, env}` (deployment null when the
@@ -39,11 +40,12 @@ export const envLifecycleRoutes = [
     },
   }),
   route({
-    method: 'GET', url: '/v1/envs/:env/plans', summary: "The env's plans, newest first: summary, rendered artifact, guidance, approval", query: listQuery,
+    method: 'GET', url: '/v1/envs/:env/plans', summary: "The env's plans, newest first: summary, rendered artifact (secret values shown as *** unless reveal=true with an admin-scoped token), guidance, approval", query: revealListQuery,
     async handler({ db }, { auth, params, query }) {
       const env = await findEnv(db, auth.team, params.env!);
+      const reveal = revealAllowed(auth, query.reveal);
       const rows = await db.query<PlanRow>('select * from env_plans where env = $1 order by created_at desc, id desc limit $2', [env.id, query.limit]);
-      return { items: rows.map(toPlan), next: null };
+      return { items: rows.map((r) => (reveal ? toPlan(r) : { ...toPlan(r), artifact: maskArtifact(r.artifact) })), next: null };
     },
   }),
 ];

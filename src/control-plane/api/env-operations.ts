@@ -47,10 +47,11 @@ async function currentVersion(db: Db, env: EnvRow, what: string): Promise<Versio
 async function rollbackTarget(db: Db, env: EnvRow, ref: string | number): Promise<VersionRecord> {
   const rows = typeof ref === 'number'
     ? await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where env = $1 and number = $2', [env.id, ref])
-    : await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where id = $1', [ref]);
+    : await db.query<VersionRecord>('select id, env, number, spec, healthy, snapshot from versions where id = $1 and env = $2', [ref, env.id]);
   const v = rows[0];
+  // Looked up within the env: a version of any other env (another team's included) is simply not
+  // found here, and the message names nothing but what the caller sent and its own env.
   if (!v) throw new DenvError('CONFLICT', `cannot roll back to version ${ref}: env ${env.id} has no such version`);
-  if (v.env !== env.id) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id}: it is a version of env ${v.env}, not of env ${env.id}`);
   if (!v.healthy) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it is not healthy (the operation that created it did not succeed)`);
   if (!v.snapshot) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it has no snapshot`);
   return v;

@@ -1,6 +1,8 @@
-import { listQuery } from '../../contracts/api.js';
-import { toEnv, toVersion } from '../store/rows.js';
+import { listQuery, revealListQuery } from '../../contracts/api.js';
+import type { Version } from '../../contracts/domain.js';
+import { toEnv, toVersion, type VersionRow } from '../store/rows.js';
 import { findEnv } from './lookup.js';
+import { maskDeep, revealAllowed } from './mask.js';
 import { listPage } from './paging.js';
 import { route } from './route.js';
 
@@ -18,10 +20,11 @@ export const envRoutes = [
     },
   }),
   route({
-    method: 'GET', url: '/v1/envs/:env/versions', summary: "List an environment's versions", query: listQuery,
+    method: 'GET', url: '/v1/envs/:env/versions', summary: "List an environment's versions (environment values and file contents shown as *** unless reveal=true with an admin-scoped token)", query: revealListQuery,
     async handler({ db }, { auth, params, query }) {
       const env = await findEnv(db, auth.team, params.env!);
-      return listPage(db, { table: 'versions', where: 'env = $1', params: [env.id] }, query, toVersion);
+      const reveal = revealAllowed(auth, query.reveal);
+      return listPage(db, { table: 'versions', where: 'env = $1', params: [env.id] }, query, (r: VersionRow) => (reveal ? toVersion(r) : (maskDeep(toVersion(r)) as Version)));
     },
   }),
 ];

@@ -9,15 +9,23 @@ import { route } from './route.js';
 import type { Db } from '../store/db.js';
 
 /** Create an enrollment key for `team`; the secret is returned once. */
-export async function createEnrollmentKey(db: Db, team: string, expiresInS: number, singleUse: boolean): Promise<{ id: string; key: string; expires_at: string; single_use: boolean }> {
+export async function createEnrollmentKey(db: Db, team: string, expiresInS: number, singleUse: boolean, name: string | null = null): Promise<{ id: string; key: string; name: string | null; expires_at: string; single_use: boolean }> {
   const id = newId('enrollmentKey');
   const key = newSecret('denr');
   const rows = await db.query<{ expires_at: unknown }>(
-    "insert into enrollment_keys (id, team, hash, expires_at, single_use) values ($1, $2, $3, now() + ($4 || ' seconds')::interval, $5) returning expires_at",
-    [id, team, hashSecret(key), String(expiresInS), singleUse],
+    "insert into enrollment_keys (id, team, hash, expires_at, single_use, name) values ($1, $2, $3, now() + ($4 || ' seconds')::interval, $5, $6) returning expires_at",
+    [id, team, hashSecret(key), String(expiresInS), singleUse, name],
   );
-  return { id, key, expires_at: new Date(rows[0]!.expires_at as string).toISOString(), single_use: singleUse };
+  return { id, key, name, expires_at: new Date(rows[0]!.expires_at as string).toISOString(), single_use: singleUse };
 }
+
+interface EnrollmentKeyRow { id: string; name: string | null; single_use: boolean; expires_at: unknown; used_at: unknown; revoked_at: unknown; created_at: unknown }
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+/** An enrollment key as listed: never the key itself. `state` says whether it can still enroll. */
+const toEnrollmentKey = (r: EnrollmentKeyRow) => ({
+  id: r.id, name: r.name, single_use: r.single_use, created_at: iso(r.created_at), expires_at: iso(r.expires_at), used_at: iso(r.used_at), revoked_at: iso(r.revoked_at),
+  state: r.revoked_at ? 'revoked' : new Date(r.expires_at as string).getTime() <= Date.now() ? 'expired' : r.single_use && r.used_at ? 'used' : 'usable',
+});
 
 export const hostRoutes = [
   route({
@@ -27,13 +35,27 @@ export const hostRoutes = [
     },
   }),
   route({
-    method: 'POST', url: '/v1/enrollment-keys', summary: 'Create an enrollment key for `denv agent --enrollment-key`', body: createEnrollmentKeyBody, status: 201,
+    method: 'POST', url: '/v1/enrollment-keys', summary: 'Create an enrollment key for `denv agent` (DENV_ENROLLMENT_KEY); single-use unless single_use=false', body: createEnrollmentKeyBody, status: 201, scope: 'admin',
     async handler({ db }, { auth, body }) {
-      return createEnrollmentKey(db, auth.team, body.expires_in, body.single_use);
+      return createEnrollmentKey(db, auth.team, body.expires_in, body.single_use, body.name ?? null);
     },
   }),
   route({
-    method: 'DELETE', url: '/v1/hosts/:id', summary: 'Drain and remove a host: its credential is revoked and its live socket closed (refused while envs are placed there, unless force=true)', query: removeHostQuery,
+    method: 'GET', url: '/v1/enrollment-keys', summary: "List the team's enrollment keys (never the keys themselves), oldest first", query: listQuery, scope: 'admin',
+    async handler({ db }, { auth, query }) {
+      return listPage<EnrollmentKeyRow, ReturnType<typeof toEnrollmentKey>>(db, { table: 'enrollment_keys', where: 'team = $1', params: [auth.team] }, query, toEnrollmentKey);
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/enrollment-keys/:id', summary: 'Revoke an enrollment key: no host enrolls with it any more (hosts already enrolled keep their credentials)', scope: 'admin',
+    async handler({ db }, { auth, params }) {
+      const rows = await db.query<EnrollmentKeyRow>('update enrollment_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 and team = $2 returning *', [params.id, auth.team]);
+      if (!rows[0]) throw new DenvError('NOT_FOUND', `enrollment key "${params.id}" not found`);
+      return toEnrollmentKey(rows[0]);
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/hosts/:id', summary: 'Drain and remove a host: its credential is revoked, its live socket closed, and its agent told to stop (refused while envs are placed there, unless force=true)', query: removeHostQuery, scope: 'admin',
     async handler({ db, agents }, { auth, params, query }) {
       const host = await db.tx(async (tx) => {
         const rows = await tx.query<HostRow>('select * from hosts where team = $1 and id = $2 for update', [auth.team, params.id]);

@@ -10,7 +10,15 @@ export function decodeCursor(cursor: string | undefined): [string, string] | nul
   if (!cursor) return null;
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return [v[0], v[1]];
+    // Both parts reach SQL (a timestamptz cast and a text compare): anything this API did not
+    // make is a 400 here, never a database error (a 500).
+    if (
+      Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' &&
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v[0]) && Number.isFinite(Date.parse(v[0])) &&
+      /^[a-z]+_[A-Za-z0-9]{1,64}$/.test(v[1])
+    ) {
+      return [v[0], v[1]];
+    }
   } catch {
     /* fall through */
   }

@@ -1,22 +1,29 @@
-import { createProjectBody, deployBody, listQuery } from '../../contracts/api.js';
+import { createProjectBody, deployBody, revealListQuery, revealQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
+import { maskDeep, revealAllowed } from './mask.js';
 import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
-import { route } from './route.js';
+import { COMPOSE_BODY_LIMIT, route } from './route.js';
 
 function composeObject(compose: string | Record<string, unknown>): { spec: Spec; stored: unknown } {
   const spec = parseSpec(compose);
   return { spec, stored: compose };
 }
 
+/** A project as read back: its default Compose with secret values masked unless `reveal`. */
+function projectView(r: ProjectRow, reveal: boolean) {
+  const p = toProject(r);
+  return reveal || r.compose === null ? p : { ...p, compose: JSON.stringify(maskDeep(r.compose)) };
+}
+
 export const projectRoutes = [
   route({
-    method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201,
+    method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201, bodyLimit: COMPOSE_BODY_LIMIT,
     async handler({ db }, { auth, body }) {
       const stored = body.compose !== undefined ? composeObject(body.compose).stored : null; // validates first: nothing written on bad Compose
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
@@ -29,19 +36,21 @@ export const projectRoutes = [
     },
   }),
   route({
-    method: 'GET', url: '/v1/projects', summary: 'List projects', query: listQuery,
+    method: 'GET', url: '/v1/projects', summary: 'List projects (Compose environment values shown as *** unless reveal=true with an admin-scoped token)', query: revealListQuery,
     async handler({ db }, { auth, query }) {
-      return listPage(db, { table: 'projects', where: 'team = $1', params: [auth.team] }, query, toProject);
+      const reveal = revealAllowed(auth, query.reveal);
+      return listPage(db, { table: 'projects', where: 'team = $1', params: [auth.team] }, query, (r: ProjectRow) => projectView(r, reveal));
     },
   }),
   route({
-    method: 'GET', url: '/v1/projects/:project', summary: 'Read a project (id or name)',
-    async handler({ db }, { auth, params }) {
-      return toProject(await findProject(db, auth.team, params.project!));
+    method: 'GET', url: '/v1/projects/:project', summary: 'Read a project (id or name; Compose environment values shown as *** unless reveal=true with an admin-scoped token)', query: revealQuery,
+    async handler({ db }, { auth, params, query }) {
+      const project = await findProject(db, auth.team, params.project!);
+      return projectView(project, revealAllowed(auth, query.reveal));
     },
   }),
   route({
-    method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202,
+    method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202, bodyLimit: COMPOSE_BODY_LIMIT,
     async handler({ db, bus }, { auth, body, params }) {
       if (body.source) throw new DenvError('BAD_REQUEST', 'source: deploy-from-source is not available yet; send compose');
       if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
@@ -49,12 +58,12 @@ export const projectRoutes = [
       const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
       if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
       const spec = parseSpec(compose);
-      checkSignedDeploy(project, spec, body.envelope);
+      const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {
         const { env, deployment: dep } = await requestDeploy(tx, {
           team: auth.team, project: project.id, envName: body.env, stage: body.env === 'production' ? 'production' : 'preview',
-          params: { spec, warm, target: body.target ?? null, ...(body.envelope ? { envelope: body.envelope } : {}) },
+          params: { spec, warm, target: body.target ?? null, ...(envelopes.length > 0 ? { envelopes } : {}) },
         });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });

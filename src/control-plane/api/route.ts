@@ -9,11 +9,19 @@ import type { Bus } from '../bus.js';
 import type { Engine } from '../operations/engine.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
+import type { StreamHub } from './stream-hub.js';
+
+/** What a team token may do, weakest first: `read` (GET), `deploy` (also deploy and operate
+ *  envs), `admin` (also tokens, enrollment keys, hosts, and `reveal=true` on reads). */
+export const SCOPES = ['read', 'deploy', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
 
 export interface Auth {
   readonly team: string;
   readonly tokenId: string;
+  /** The instance's admin token (creates teams). */
   readonly admin: boolean;
+  readonly scope: Scope;
 }
 
 export interface ApiContext {
@@ -21,6 +29,8 @@ export interface ApiContext {
   readonly bus: Bus;
   readonly engine: Engine;
   readonly agents: AgentGateway;
+  /** Event streams: per-token caps and the shared pollers. */
+  readonly streams: StreamHub;
 }
 
 export interface Call<B, Q> {
@@ -38,6 +48,10 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   readonly summary: string;
   /** `admin`: only the admin token. Default: any valid team token. */
   readonly access?: 'token' | 'admin';
+  /** The scope a team token needs (default: `read` for GET, `deploy` otherwise). */
+  readonly scope?: Scope;
+  /** Largest body accepted (default SMALL_BODY_LIMIT; routes that take Compose raise it). */
+  readonly bodyLimit?: number;
   readonly body?: B;
   readonly query?: Q;
   /** Status of a successful answer (default 200). */
@@ -45,6 +59,10 @@ export interface RouteDef<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   /** Answers a JSON value; or takes over the reply (SSE) and answers undefined. */
   handler(ctx: ApiContext, call: Call<z.output<B>, z.output<Q>>): Promise<unknown>;
 }
+
+/** Bodies of routes that take no Compose are small; Compose (inline files included) may be large. */
+export const SMALL_BODY_LIMIT = 64 * 1024;
+export const COMPOSE_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Identity helper that keeps B and Q inferred per route. */
 export function route<B extends z.ZodType = z.ZodUndefined, Q extends z.ZodType = z.ZodUndefined>(def: RouteDef<B, Q>): RouteDef {

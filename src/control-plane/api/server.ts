@@ -8,7 +8,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { DenvError } from '../../contracts/errors.js';
 import { parseOrThrow } from '../../contracts/validation.js';
-import { authenticate } from './auth.js';
+import { authenticate, scopeAllows } from './auth.js';
+import { registerJsonBody } from './json-body.js';
 import { deploymentRoutes } from './deployments.js';
 import { envRoutes } from './envs.js';
 import { envOperationRoutes } from './env-operations.js';
@@ -19,7 +20,7 @@ import { hostRoutes } from './hosts.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
 import { sandboxRoutes } from './sandboxes.js';
-import type { ApiContext, RouteDef } from './route.js';
+import { SMALL_BODY_LIMIT, type ApiContext, type Auth, type RouteDef } from './route.js';
 import { teamRoutes } from './teams.js';
 import { envTelemetryRoutes } from './env-telemetry.js';
 import { envStreamRoutes } from './env-streams.js';
@@ -28,18 +29,34 @@ import type { ControlPlaneMetrics } from '../telemetry/prometheus.js';
 
 const NO_QUERY = z.strictObject({});
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the `/v1` routes' onRequest hook, before the body is read. */
+    denvAuth?: Auth;
+  }
+}
+
 export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: 4 * 1024 * 1024 });
+  // Body limits are per route (SMALL_BODY_LIMIT unless the route takes Compose).
+  const app = Fastify({ logger: false, bodyLimit: SMALL_BODY_LIMIT, requestTimeout: 120_000 });
+  registerJsonBody(app);
   opts.metrics?.instrument(app);
   registerUi(app);
   app.setErrorHandler(errorHandler(opts.log));
   app.setNotFoundHandler((req, reply) => reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` } }));
-  await app.register(websocket, { options: { maxPayload: 16 * 1024 * 1024 } });
+  // Until `welcome` an agent socket's frames are small; the gateway raises the limit per socket after.
+  await app.register(websocket, { options: { maxPayload: ctx.agents.admission.preHelloMaxBytes } });
 
-  app.get('/agent/ws', { websocket: true }, (socket) => ctx.agents.accept(socket));
+  app.get('/agent/ws', {
+    websocket: true,
+    // Before the upgrade: over the cap of unauthenticated sockets, a plain 503 costs no handshake.
+    preValidation: async (_req, reply) => {
+      if (!ctx.agents.admitting()) await reply.code(503).header('retry-after', '1').send({ error: { code: 'AGENT_UNREACHABLE', message: 'too many unauthenticated agent connections; try again later' } });
+    },
+  }, (socket) => ctx.agents.accept(socket));
   app.get('/healthz', async () => ({ ok: true }));
   const doc = openApiDocument(ROUTES, opts.version);
   app.get('/openapi.json', async () => doc);
@@ -48,9 +65,17 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
     app.route({
       method: r.method,
       url: r.url,
+      bodyLimit: r.bodyLimit ?? SMALL_BODY_LIMIT,
+      // Before the body is read: a caller without a valid token costs one hash and one lookup.
+      onRequest: async (req) => {
+        if (/%00/.test(req.url)) throw new DenvError('BAD_REQUEST', 'url: NUL characters are not allowed');
+        req.denvAuth = await authenticate(ctx.db, req);
+      },
       handler: async (req, reply) => {
-        const auth = await authenticate(ctx.db, req);
+        const auth = req.denvAuth!;
         if (r.access === 'admin' && !auth.admin) throw new DenvError('FORBIDDEN', 'this route needs the admin token');
+        const needs = r.scope ?? (r.method === 'GET' ? 'read' : 'deploy');
+        if (!scopeAllows(auth.scope, needs)) throw new DenvError('FORBIDDEN', `this route needs a token with scope ${needs} (this one has ${auth.scope})`);
         const body = r.body ? parseOrThrow(r.body, req.body ?? undefined) : undefined;
         if (!r.body && req.body !== undefined && req.body !== null && r.method !== 'GET' && Object.keys(req.body as object).length > 0) {
           throw new DenvError('BAD_REQUEST', 'this route takes no body');

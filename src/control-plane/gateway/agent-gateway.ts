@@ -32,12 +32,54 @@ export interface GatewayOptions {
   /** Told to agents in `welcome`: how often to sample metrics, and after how many occurrences a recurring error is an incident. */
   readonly metricsMs?: number;
   readonly incidentThreshold?: number;
+  /** Admission limits for sockets that have not been welcomed yet (issue 10, item 4). */
+  readonly admission?: Partial<AdmissionLimits>;
   readonly log: (line: string) => void;
+}
+
+/**
+ * Anyone who can reach the port can open `/agent/ws`, so until `welcome` a socket is held to
+ * little: its frames are at most `preHelloMaxBytes` (the server's `maxPayload`; a larger frame is
+ * refused from its header, before its payload is buffered), its first frame must be a valid
+ * `hello`, it must be welcomed within `helloTimeoutMs`, and at most `maxUnauthenticated` such
+ * sockets are held at once (more are closed on arrival). After `welcome` the socket's limit is
+ * raised to `welcomedMaxBytes` (agents send log batches and command results). Checking a hello
+ * costs a parse and a database lookup, so at most `hellosPerSecond` first frames are read (a token
+ * bucket with a burst of as many); a first frame over the rate is closed with 1013 ("try again
+ * later") unread, and the agent's backoff retries it.
+ */
+export interface AdmissionLimits {
+  readonly preHelloMaxBytes: number;
+  readonly welcomedMaxBytes: number;
+  readonly helloTimeoutMs: number;
+  readonly maxUnauthenticated: number;
+  readonly hellosPerSecond: number;
+}
+
+export const DEFAULT_ADMISSION: AdmissionLimits = {
+  preHelloMaxBytes: 64 * 1024,
+  welcomedMaxBytes: 16 * 1024 * 1024,
+  helloTimeoutMs: 10_000,
+  maxUnauthenticated: 64,
+  hellosPerSecond: 100,
+};
+
+/** ws keeps the frame limit on the socket's receiver; raise it for a welcomed agent. */
+function setMaxPayload(ws: WebSocket, bytes: number): void {
+  const receiver = (ws as unknown as { _receiver?: { _maxPayload?: number } })._receiver;
+  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes;
 }
 
 interface CommandRow {
   id: string; host: string; deployment: string | null; kind: CommandKind; payload: unknown; status: string;
   result: unknown; error: { code: string; message: string } | null; sent_at: unknown;
+}
+
+function frameBytes(raw: unknown): number {
+  if (Buffer.isBuffer(raw)) return raw.length;
+  if (Array.isArray(raw)) return raw.reduce((n: number, b: Buffer) => n + b.length, 0);
+  if (raw instanceof ArrayBuffer) return raw.byteLength;
+  return String(raw).length;
 }
 
 const COMMAND_COLUMNS = 'id, host, deployment, kind, payload, status, result, error, sent_at';
@@ -55,10 +97,18 @@ export interface CallOptions {
 
 export class AgentGateway {
   private readonly sockets = new Map<string, WebSocket>();
+  /** Sockets not welcomed yet (admission limits). */
+  private unauthenticated = 0;
+  /** Token bucket of hello checks (refilled at `hellosPerSecond`). */
+  private helloTokens = 0;
+  private helloRefilledAt = Date.now();
+  readonly admission: AdmissionLimits;
   private readonly onRoute = (id: string) => void this.routed(id).catch((err) => this.opts.log(`gateway: route ${id}: ${messageOf(err)}`));
   private readonly onHostChange = (id: string) => void this.checkRevoked(id).catch(() => {});
 
   constructor(private readonly opts: GatewayOptions) {
+    this.admission = { ...DEFAULT_ADMISSION, ...opts.admission };
+    this.helloTokens = this.admission.hellosPerSecond;
     opts.bus.on('route', this.onRoute);
     opts.bus.on('host', this.onHostChange);
   }
@@ -114,23 +164,80 @@ export class AgentGateway {
     if (held.length > 0) await this.opts.db.query('update hosts set connected_to = null where id = any($1) and connected_to = $2', [held, this.opts.replica]).catch(() => {});
   }
 
+  /** Whether a new unauthenticated socket would be accepted now: checked on the HTTP upgrade
+   *  request, so a socket over the cap costs no WebSocket handshake. */
+  admitting(): boolean {
+    return this.unauthenticated < this.admission.maxUnauthenticated;
+  }
+
+  private takeHelloToken(): boolean {
+    const now = Date.now();
+    const rate = this.admission.hellosPerSecond;
+    this.helloTokens = Math.min(rate, this.helloTokens + ((now - this.helloRefilledAt) / 1000) * rate);
+    this.helloRefilledAt = now;
+    if (this.helloTokens < 1) return false;
+    this.helloTokens -= 1;
+    return true;
+  }
+
   /** Serve one agent connection until it closes. */
   accept(ws: WebSocket): void {
+    const limits = this.admission;
+    if (this.unauthenticated >= limits.maxUnauthenticated) {
+      ws.close(1013, 'too many unauthenticated connections; try again later');
+      return;
+    }
+    this.unauthenticated++;
     let hostId: string | null = null;
+    /** 'waiting' for the first frame, 'hello' being checked, 'welcomed'. */
+    let stage: 'waiting' | 'hello' | 'welcomed' = 'waiting';
+    let counted = true;
+    const admitted = () => {
+      if (counted) this.unauthenticated--;
+      counted = false;
+      clearTimeout(deadline);
+    };
+    const deadline = setTimeout(() => {
+      if (stage !== 'welcomed') ws.close(4008, `no hello within ${limits.helloTimeoutMs} ms`);
+    }, limits.helloTimeoutMs);
     const send = (msg: ControlMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(msg));
     ws.on('message', (raw) => {
+      if (stage === 'hello') return; // nothing is read while the hello is checked
+      if (stage === 'waiting' && frameBytes(raw) > limits.preHelloMaxBytes) {
+        ws.close(1009, 'frame too large before welcome');
+        return;
+      }
+      // Over the hello rate the frame is not even parsed.
+      if (stage === 'waiting' && !this.takeHelloToken()) {
+        ws.close(1013, 'too many hellos; try again later');
+        return;
+      }
       let msg: AgentMessage;
       try {
         msg = agentMessage.parse(JSON.parse(String(raw)));
       } catch {
+        if (stage === 'waiting') {
+          ws.close(1008, 'the first frame must be a valid hello');
+          return;
+        }
         this.opts.log('gateway: ignored a malformed frame from an agent');
+        return;
+      }
+      if (stage === 'waiting' && msg.type !== 'hello') {
+        ws.close(1008, 'the first frame must be a hello');
         return;
       }
       void (async () => {
         if (msg.type === 'hello') {
+          if (stage === 'welcomed') return; // one hello per connection
+          stage = 'hello';
           try {
             const welcome = await this.hello(msg);
+            if (ws.readyState !== ws.OPEN) return;
             hostId = welcome.host_id;
+            stage = 'welcomed';
+            admitted();
+            setMaxPayload(ws, limits.welcomedMaxBytes);
             const previous = this.sockets.get(hostId);
             if (previous && previous !== ws) previous.close(4000, 'replaced by a newer connection');
             this.sockets.set(hostId, ws);
@@ -153,6 +260,7 @@ export class AgentGateway {
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
     });
     ws.on('close', () => {
+      admitted();
       if (hostId && this.sockets.get(hostId) === ws) {
         const id = hostId;
         this.sockets.delete(id);
@@ -187,18 +295,25 @@ export class AgentGateway {
     if (msg.host_id && msg.credential) {
       const rows = await db.query<{ id: string; status: string }>('select id, status from hosts where id = $1 and credential_hash = $2', [msg.host_id, hashSecret(msg.credential)]);
       const host = rows[0];
-      if (!host || host.status === 'removed') throw new DenvError('UNAUTHORIZED', 'unknown host or revoked credential');
+      if (!host || host.status === 'removed') {
+        // A host an operator removed must stay removed: its agent is told so (and stops) instead
+        // of being invited to re-enroll with its enrollment key.
+        const removed = await db.query<{ status: string }>("select status from hosts where id = $1 and status = 'removed'", [msg.host_id]);
+        if (removed[0]) throw new DenvError('HOST_REMOVED', `host ${msg.host_id} was removed by an operator; enroll it again with a new enrollment key and a fresh data dir`);
+        throw new DenvError('UNAUTHORIZED', 'unknown host or revoked credential');
+      }
       await this.heartbeat(host.id, msg.facts);
       return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     }
     if (!msg.enrollment_key) throw new DenvError('UNAUTHORIZED', 'hello needs an enrollment key or a host credential');
     return db.tx(async (tx) => {
-      const keys = await tx.query<{ id: string; team: string; single_use: boolean; used_at: unknown; expired: boolean }>(
-        'select id, team, single_use, used_at, expires_at < now() as expired from enrollment_keys where hash = $1 for update',
+      const keys = await tx.query<{ id: string; team: string; single_use: boolean; used_at: unknown; expired: boolean; revoked: boolean }>(
+        'select id, team, single_use, used_at, expires_at < now() as expired, revoked_at is not null as revoked from enrollment_keys where hash = $1 for update',
         [hashSecret(msg.enrollment_key!)],
       );
       const key = keys[0];
       if (!key) throw new DenvError('UNAUTHORIZED', 'unknown enrollment key');
+      if (key.revoked) throw new DenvError('UNAUTHORIZED', 'enrollment key revoked');
       if (key.expired) throw new DenvError('UNAUTHORIZED', 'enrollment key expired');
       if (key.single_use && key.used_at) throw new DenvError('UNAUTHORIZED', 'enrollment key already used');
       const id = newId('host');

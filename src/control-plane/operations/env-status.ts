@@ -35,9 +35,12 @@ export async function onDeploymentFinished(db: Db, dep: DeploymentRow): Promise<
   if (!outcome) return;
   const failed = dep.status === 'failed';
   const status = failed ? outcome.failed : outcome.ok;
+  // A deploy the host refused before any effect (verdict evidence `changed: false`) leaves an env
+  // that has a current version serving it as before: back to the `ok` status, not `failed`.
+  const unchanged = failed && (dep.phases.find((p) => p.name === 'verdict')?.evidence as { changed?: unknown } | null)?.changed === false;
   const rows = await db.query<{ id: string; team: string }>(
-    'update envs set status = $2, last_error = $3, updated_at = now() where id = $1 and status = any($4) returning id, team',
-    [dep.env, status, dep.error, outcome.from],
+    'update envs set status = case when $5::boolean and current_version is not null then $6 else $2 end, last_error = $3, updated_at = now() where id = $1 and status = any($4) returning id, team',
+    [dep.env, status, dep.error, outcome.from, unchanged, outcome.ok],
   );
   if (rows[0] && outcome.events) {
     await appendEvent(db, { team: dep.team, subject: `env:${dep.env}`, type: failed ? outcome.events.failed : outcome.events.ok, data: { deployment: dep.id, status: dep.status, error: dep.error } });

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
+import { ensurePrivateDir } from './data-dir-modes.js';
 
 function alive(pid: number): boolean {
   try {
@@ -17,7 +18,7 @@ function alive(pid: number): boolean {
  * it runs. A lock left by a dead process (SIGKILL) is taken over.
  */
 export function lockDataDir(dataDir: string): { release(): void } {
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   const path = join(dataDir, 'control-plane.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

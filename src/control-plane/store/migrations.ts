@@ -234,6 +234,21 @@ create table improvements (
 create index improvements_project on improvements (project, created_at);
 `,
   },
+  {
+    id: 5,
+    name: 'credentials',
+    sql: `
+-- Issue 10: API tokens get a scope (read < deploy < admin) and an optional expiry; enrollment
+-- keys are single-use unless asked otherwise, and revocable.
+alter table api_tokens add column scope text not null default 'admin';
+alter table api_tokens add column expires_at timestamptz;
+create index api_tokens_team on api_tokens (team, created_at);
+alter table enrollment_keys alter column single_use set default true;
+alter table enrollment_keys add column revoked_at timestamptz;
+alter table enrollment_keys add column name text;
+create index enrollment_keys_team on enrollment_keys (team, created_at);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

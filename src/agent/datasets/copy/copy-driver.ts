@@ -5,11 +5,22 @@
  *
  * Copies keep symlinks as symlinks with their target text unchanged (never followed, so a link
  * pointing outside the dataset copies the link, not what it points to), keep modes and
- * timestamps, and skip sockets, FIFOs and device nodes (they hold no data; reading a device could
- * never end).
+ * timestamps and owners (a service's data belongs to its user: PostgreSQL refuses a data dir it
+ * does not own), and skip sockets, FIFOs and device nodes (they hold no data; reading a device
+ * could never end).
  */
-import { cp, lstat, mkdir, rm } from 'node:fs/promises';
+import { cp, lchown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { TreeDatasetDriver } from '../tree-driver.js';
+
+/** Give every entry under `dest` the owner of its counterpart under `src` (fs.cp keeps modes, not owners). */
+async function copyOwners(src: string, dest: string): Promise<void> {
+  const info = await lstat(src).catch(() => null);
+  if (!info) return;
+  await lchown(dest, info.uid, info.gid).catch(() => {});
+  if (!info.isDirectory()) return;
+  for (const entry of await readdir(dest)) await copyOwners(path.join(src, entry), path.join(dest, entry));
+}
 
 async function copyTree(src: string, dest: string): Promise<void> {
   await cp(src, dest, {
@@ -25,6 +36,7 @@ async function copyTree(src: string, dest: string): Promise<void> {
       return !info.isSocket() && !info.isFIFO() && !info.isCharacterDevice() && !info.isBlockDevice();
     },
   });
+  if (process.getuid?.() === 0) await copyOwners(src, dest);
 }
 
 export class CopyDatasetDriver extends TreeDatasetDriver {

@@ -3,8 +3,9 @@
  * at all — before any signature work and before any effect. Checks, in order: the closed schema
  * (envelope and payload), the host binding, the expiry, the replay record (read-only here;
  * `verify` records the nonce atomically), the service, the allowlists from the host's own config,
- * and for control-plane deploys that the Compose service says the same as the envelope
- * (repository, pinned digest, environment). A failure here is a hard gate: nothing changes.
+ * the envelope's scope (project, env), and for control-plane deploys that the Compose service
+ * says the same as the envelope (repository, pinned digest, environment, and — on a host that
+ * requires signatures — what runs: run-binding.ts). A failure here is a hard gate: nothing changes.
  *
  * Without an envelope a deploy is admitted only on a host with `require_signature: false`, and
  * only from the control plane (a standalone request *is* its envelope).
@@ -12,19 +13,31 @@
 import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseImageRef, type EnvelopePayload } from '../../../contracts/envelope.js';
 import { parseDuration } from '../../../contracts/duration.js';
 import type { HealthSpec, ServiceSpec } from '../../../contracts/spec.js';
+import { fillEnvironment } from '../../envs/siblings.js';
+import { composeRunOf, effectiveRun, runMismatch, signedRunOf, type RunSettings } from '../run-binding.js';
 import { failed, ok, skipped, type Stage, type StageContext, type StageOutcome, type Target } from '../stage.js';
 
 const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 const ALIVE: HealthSpec = { kind: 'alive', for_ms: 1000 };
 
-/** The envelope's `health` if it has one (it is signed), else the spec's, else "stays up for 1 s". */
-function healthOf(payload: EnvelopePayload | null, spec: ServiceSpec | null): HealthSpec {
+/** The envelope's `health` if it has one (it is signed), else the Docker healthcheck that runs, else the spec's HTTP check, else "stays up for 1 s". */
+function healthOf(payload: EnvelopePayload | null, spec: ServiceSpec | null, run: RunSettings): HealthSpec {
   if (payload?.health) {
     const timeout = payload.health.timeout !== undefined ? parseDuration(payload.health.timeout) : null;
     return { kind: 'http', path: payload.health.path, port: null, timeout_ms: timeout ?? DEFAULT_HTTP_TIMEOUT_MS };
   }
-  return spec?.health ?? ALIVE;
+  if (run.healthcheck) return run.healthcheck;
+  return spec && spec.health.kind !== 'command' ? spec.health : ALIVE;
 }
+
+/** The envelope's `scope` against the names of this deploy (standalone deploys have none). */
+function scopeMismatch(p: EnvelopePayload, names: { readonly project?: string; readonly env?: string } | undefined): string | null {
+  if (p.scope?.project !== undefined && p.scope.project !== names?.project) return `scope.project: the envelope is for project "${p.scope.project}", this deploy ${names?.project ? `is for "${names.project}"` : 'names no project'}`;
+  if (p.scope?.env !== undefined && p.scope.env !== names?.env) return `scope.env: the envelope is for env "${p.scope.env}", this deploy ${names?.env ? `is for "${names.env}"` : 'names no env'}`;
+  return null;
+}
+
+const NO_RUN: RunSettings = { entrypoint: null, command: null, working_dir: null, user: null, healthcheck: null, volumes: null };
 
 /** Control-plane deploys: the Compose service must agree with what was signed. */
 function specMismatch(spec: ServiceSpec, p: EnvelopePayload): string | null {
@@ -47,7 +60,7 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   if (req.envelope === null || req.envelope === undefined) {
     if (req.spec === null || cfg.requireSignature) return failed('no envelope: this host requires a signed envelope for image services (require_signature)');
     const ref = parseImageRef(req.spec.image ?? '');
-    state.target = { repository: ref.repository, digest: ref.digest, ref: req.spec.image ?? '', env: req.spec.environment, health: req.spec.health, hostnames: [], signed: false };
+    state.target = { repository: ref.repository, digest: ref.digest, ref: req.spec.image ?? '', env: fillEnvironment(req.spec.environment, req.siblings ?? {}), health: req.spec.health, hostnames: [], signed: false, run: composeRunOf(req.spec) };
     return skipped('unsigned: this host does not require signatures (require_signature: false)', { image: req.spec.image });
   }
   const decoded = decodeEnvelope(req.envelope);
@@ -60,19 +73,29 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   if (p.service !== req.slot.service) return failed(`envelope is for service "${p.service}", not "${req.slot.service}"`);
   if (!allowedService(p.service, cfg.allow.services)) return failed(`service "${p.service}" is not allowed on this host (allow.services)`);
   if (!allowedRepository(p.repository, cfg.allow.repositories)) return failed(`repository "${p.repository}" is not allowed on this host (allow.repositories)`);
+  const scope = scopeMismatch(p, req.names);
+  if (scope) return failed(scope);
+  const signedRun = signedRunOf(p.run);
   if (req.spec) {
     const mismatch = specMismatch(req.spec, p);
     if (mismatch) return failed(mismatch);
+    const runDiffers = cfg.requireSignature ? runMismatch(composeRunOf(req.spec), signedRun) : null;
+    if (runDiffers) return failed(`run.${runDiffers}`);
   }
+  const run = effectiveRun(req.spec ? composeRunOf(req.spec) : NO_RUN, signedRun);
+  const unknownVolume = (signedRun.volumes ?? []).findIndex((v) => req.datasets[v.source] === undefined);
+  if (unknownVolume >= 0) return failed(`run.volumes.${unknownVolume}.source: no dataset "${signedRun.volumes![unknownVolume]!.source}" in this deploy (declare it under the Compose file's top-level volumes)`);
   state.decoded = decoded.value;
   const target: Target = {
     repository: p.repository,
     digest: p.digest,
     ref: `${p.repository}@${p.digest}`,
-    env: { ...(p.env ?? {}) },
-    health: healthOf(p, req.spec),
+    // `${DENV_<S>_HOST}` and the like, signed as written, are filled with this host's addresses.
+    env: fillEnvironment(p.env ?? {}, req.siblings ?? {}),
+    health: healthOf(p, req.spec, run),
     hostnames: p.edge?.hostnames ?? [],
     signed: true,
+    run,
   };
   state.target = target;
   return ok(undefined, {
@@ -84,6 +107,8 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
     nonce: p.nonce,
     env_keys: Object.keys(target.env).length,
     hostnames: target.hostnames,
+    ...(p.run ? { run: Object.keys(p.run) } : {}),
+    ...(p.scope ? { scope: p.scope } : {}),
   });
 }
 

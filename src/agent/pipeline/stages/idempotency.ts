@@ -16,7 +16,7 @@ export const idempotency: Stage = {
     if (!docker) return failed('no docker runtime on this host');
     const target = state.target!;
     state.envHash = host.envHasher.hash(target.env);
-    state.configHash = configHashOf(slotConfigOf(req, target, host.config.network));
+    state.configHash = configHashOf(slotConfigOf(req, target, host.config.network, host.slots.networkOf(req.slot.scope)));
     const current = state.record?.current ?? null;
     const evidence = { env_hash: state.envHash.slice(0, 24), previous_digest: current?.digest ?? null };
     if (!current) return ok('first deploy of this service on this host', evidence);

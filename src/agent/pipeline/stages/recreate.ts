@@ -1,7 +1,8 @@
 /**
  * recreate (seed 004, stage 6): give the slot its host port (kept from its last deploy, or newly
- * allocated from `ports.json`, the host's one allocator), write its Compose file, and run
- * `compose up --detach` as argv. Compose replaces the container in place. From the moment Compose
+ * allocated from `ports.json`, the host's one allocator), make sure the env's network exists
+ * (bridge networking; created idempotently, shared by the env's slots), write its Compose file,
+ * and run `compose up --detach` as argv. Compose replaces the container in place. From the moment Compose
  * runs, a failure means the previous image and env must be restored (`onFailure: rollback`).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -27,7 +28,8 @@ export const recreate: Stage = {
     const digest = target.digest!;
     const port = await slotPort(host, slotPortOwner(req.slot));
     state.port = port;
-    const config = slotConfigOf(req, target, host.config.network);
+    const config = slotConfigOf(req, target, host.config.network, host.slots.networkOf(req.slot.scope));
+    const network = config.envNetwork ? await docker.ensureNetwork(config.envNetwork, host.slots.networkLabels(req.slot.scope)) : null;
     const compose = buildComposeFile(composeInputOf(req, { ...target, digest }, config, port, state.envFile, host.slots.agentTag));
     const file = host.slots.composeFileOf(req.slot);
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -52,6 +54,13 @@ export const recreate: Stage = {
       deployed_at: new Date().toISOString(),
     };
     const cli = await docker.compose();
-    return ok(undefined, { project, port, network: config.network, image: state.deployed.image, compose: `${cli.argv.join(' ')} ${cli.version}` });
+    return ok(undefined, {
+      project,
+      port,
+      network: config.network,
+      ...(config.envNetwork ? { env_network: config.envNetwork, env_network_was: network, container_port: config.containerPort ?? port } : {}),
+      image: state.deployed.image,
+      compose: `${cli.argv.join(' ')} ${cli.version}`,
+    });
   },
 };

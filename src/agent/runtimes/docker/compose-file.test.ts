@@ -7,6 +7,7 @@ const base: ComposeInput = {
   service: 'web',
   image: `127.0.0.1:5000/team/web@${DIGEST}`,
   network: 'host',
+  envNetwork: null,
   port: 24001,
   containerPort: null,
   envFile: '/dev/shm/denv-0-abc/env_1.web-12345678/0123.env',
@@ -42,10 +43,11 @@ services:
 `);
   });
 
-  it('bridge networking publishes on 127.0.0.1 only; mounts, command, healthcheck; $ kept literal', () => {
+  it('bridge networking: the env network under the service name, published on 127.0.0.1 only, PORT = container port; mounts, command, healthcheck; $ kept literal', () => {
     const text = buildComposeFile({
       ...base,
       network: 'bridge',
+      envNetwork: 'denv-env_1',
       containerPort: 80,
       envFile: null,
       volumes: [
@@ -72,12 +74,16 @@ services:
       - --port
       - $$PORT
     working_dir: /app
+    networks:
+      env:
+        aliases:
+          - web
     ports:
       - 127.0.0.1:24001:80
     environment:
       DENV_ENV: env_1
       DENV_SERVICE: web
-      PORT: "24001"
+      PORT: "80"
     volumes:
       - /var/lib/denv/datasets/env_1/live/data:/data
       - /srv/ro:/config:ro
@@ -92,8 +98,49 @@ services:
     labels:
       dev.denv.agent: a1b2c3d4
       dev.denv.slot: env_1/web
+networks:
+  env:
+    external: true
+    name: denv-env_1
 `);
     expect(parse(text).services.web.ports).toEqual(['127.0.0.1:24001:80']);
+  });
+
+  it('user, limits (no swap beyond the memory limit), stop signal and grace period, restart "no" quoted for YAML 1.1 readers', () => {
+    const text = buildComposeFile({
+      ...base,
+      environment: { FLAG: 'on' },
+      user: '999:999',
+      restart: 'no',
+      stopSignal: 'SIGINT',
+      stopGraceMs: 2500,
+      limits: { memory_bytes: 67108864, cpus: 0.5, pids: 100 },
+    });
+    expect(text).toBe(`# Written by the denv agent for one slot; rewritten on every deploy.
+version: "2.4"
+services:
+  web:
+    image: 127.0.0.1:5000/team/web@${DIGEST}
+    init: true
+    restart: "no"
+    stop_grace_period: 3s
+    stop_signal: SIGINT
+    user: 999:999
+    mem_limit: 67108864
+    memswap_limit: 67108864
+    cpus: 0.5
+    pids_limit: 100
+    network_mode: host
+    env_file:
+      - /dev/shm/denv-0-abc/env_1.web-12345678/0123.env
+    environment:
+      FLAG: "on"
+      PORT: "24001"
+    labels:
+      dev.denv.agent: a1b2c3d4
+      dev.denv.slot: env_1/web
+`);
+    expect(buildComposeFile({ ...base, restart: 'on-failure', limits: { memory_bytes: null, cpus: null, pids: null } })).toContain('restart: on-failure\n    stop_grace_period: 10s\n    network_mode: host\n');
   });
 
   it('publishes PORT itself when the spec declares no container port, and refuses ":" in mount paths', () => {

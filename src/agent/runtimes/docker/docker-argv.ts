@@ -13,7 +13,7 @@ export interface ComposeCli {
   readonly version: string;
 }
 
-/** Seconds Compose waits after SIGTERM before SIGKILL when it stops a container. */
+/** Seconds Compose waits after SIGTERM before SIGKILL when it stops a container (the default `stop_grace_period`). */
 export const STOP_TIMEOUT_S = 10;
 
 const compose = (cli: ComposeCli, project: string, file: string, ...rest: string[]): string[] => [...cli.argv, '--project-name', project, '--file', file, ...rest];
@@ -21,9 +21,27 @@ const compose = (cli: ComposeCli, project: string, file: string, ...rest: string
 /** Create or recreate the project's containers as the file says, detached; remove containers of services no longer in it. */
 export const composeUpArgv = (cli: ComposeCli, project: string, file: string): string[] => compose(cli, project, file, 'up', '--detach', '--remove-orphans');
 
-/** Stop and remove the project's containers (and its default network, none with host networking). */
-export const composeDownArgv = (cli: ComposeCli, project: string, file: string): string[] =>
-  compose(cli, project, file, 'down', '--remove-orphans', '--timeout', String(STOP_TIMEOUT_S));
+/**
+ * Stop and remove the project's containers. No `--timeout`: each container gets its own
+ * `stop_grace_period` from the file (STOP_TIMEOUT_S unless the spec says otherwise). An external
+ * network (the env's) is left alone.
+ */
+export const composeDownArgv = (cli: ComposeCli, project: string, file: string): string[] => compose(cli, project, file, 'down', '--remove-orphans');
+
+/** Create a user-defined bridge network with labels (fails with "already exists" when it does). */
+export const dockerNetworkCreateArgv = (name: string, labels: Readonly<Record<string, string>>): string[] => [
+  'docker',
+  'network',
+  'create',
+  '--driver',
+  'bridge',
+  ...Object.keys(labels)
+    .sort()
+    .flatMap((k) => ['--label', `${k}=${labels[k]}`]),
+  name,
+];
+
+export const dockerNetworkRmArgv = (name: string): string[] => ['docker', 'network', 'rm', name];
 
 export const composeVersionArgv = (cli: Pick<ComposeCli, 'argv'>): string[] => [...cli.argv, 'version', '--short'];
 

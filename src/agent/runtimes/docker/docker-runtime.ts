@@ -12,7 +12,16 @@
 import { DenvError } from '../../../contracts/errors.js';
 import { run, runOrThrow } from '../../../lib/exec.js';
 import { detectComposeCli, type ComposeCli } from './compose-cli.js';
-import { composeDownArgv, composeUpArgv, dockerLogsArgv, dockerPauseArgv, dockerPullArgv, dockerUnpauseArgv } from './docker-argv.js';
+import {
+  composeDownArgv,
+  composeUpArgv,
+  dockerLogsArgv,
+  dockerNetworkCreateArgv,
+  dockerNetworkRmArgv,
+  dockerPauseArgv,
+  dockerPullArgv,
+  dockerUnpauseArgv,
+} from './docker-argv.js';
 import { EngineApi, socketPathFrom, type ContainerState, type ImageInfo } from './engine-api.js';
 
 /** Pulls and compose runs are bounded (a registry that hangs must not hold a slot's lock forever). */
@@ -82,6 +91,25 @@ export class DockerRuntime {
     const states = (await Promise.all(ids.map((id) => this.engine.container(id)))).filter((c): c is ContainerState => c !== null);
     states.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     return states[0] ?? null;
+  }
+
+  /**
+   * Create the bridge network `name` unless it exists. Idempotent and safe to race: the slots of
+   * one env deploy in parallel and each ensures the env's network; "already exists" is success.
+   */
+  async ensureNetwork(name: string, labels: Readonly<Record<string, string>>): Promise<'created' | 'exists'> {
+    const r = await run(dockerNetworkCreateArgv(name, labels), { timeoutMs: 30_000, maxOutputBytes: 16 * 1024 });
+    if (r.exitCode === 0) return 'created';
+    if (/already exists/i.test(r.stderr)) return 'exists';
+    throw new DenvError('AGENT_ERROR', `docker network create ${name} exited ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+  }
+
+  /** Remove the network `name`; false when there was none. Throws when it still has containers attached. */
+  async removeNetwork(name: string): Promise<boolean> {
+    const r = await run(dockerNetworkRmArgv(name), { timeoutMs: 30_000, maxOutputBytes: 16 * 1024 });
+    if (r.exitCode === 0) return true;
+    if (/not found|no such network/i.test(r.stderr)) return false;
+    throw new DenvError('AGENT_ERROR', `docker network rm ${name} exited ${r.exitCode ?? r.signal}: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
   }
 
   async pause(containers: readonly string[]): Promise<void> {

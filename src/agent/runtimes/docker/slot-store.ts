@@ -11,7 +11,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { HealthSpec } from '../../../contracts/spec.js';
 import { readJsonOrNull, writeJsonAtomic } from '../../files.js';
-import { agentTagOf, composeProjectName, slotFileKey, type Slot } from './slot.js';
+import { agentTagOf, composeProjectName, envNetworkName, slotFileKey, type Slot } from './slot.js';
 
 export interface EdgeState {
   readonly proxy: { readonly provider: string; readonly status: 'ok' | 'skipped' | 'failed' };
@@ -64,6 +64,16 @@ export class SlotStore {
   /** The slot's Compose project on this agent. */
   projectOf(slot: Slot): string {
     return composeProjectName(slot, this.agentTag);
+  }
+
+  /** The network the slots of `scope` share (bridge networking). */
+  networkOf(scope: string): string {
+    return envNetworkName(scope, this.agentTag);
+  }
+
+  /** Labels of that network: which agent made it, for which scope. */
+  networkLabels(scope: string): Record<string, string> {
+    return { 'dev.denv.agent': this.agentTag, 'dev.denv.scope': scope };
   }
 
   dirOf(slot: Slot): string {

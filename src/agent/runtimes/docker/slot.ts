@@ -34,6 +34,16 @@ export function composeProjectName(s: Slot, agentTag: string): string {
   return `${base}-${createHash('sha256').update(`${agentTag}/${slotKey(s)}`).digest('hex').slice(0, 8)}`;
 }
 
+/**
+ * The Docker network the image services of `scope` share (`network: bridge`): `denv-<env id>` for
+ * an env, as under Compose one network per app, where service names resolve. Standalone slots of
+ * one agent share `denv-standalone-<agent tag>` (two agents on one engine never share it).
+ */
+export function envNetworkName(scope: string, agentTag: string): string {
+  const base = `denv-${scope.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 100);
+  return scope === STANDALONE_SCOPE ? `${base}-${agentTag}` : base;
+}
+
 /** A short tag naming one agent (its data dir) in project names and container labels. */
 export const agentTagOf = (dataDir: string): string => createHash('sha256').update(dataDir).digest('hex').slice(0, 8);
 

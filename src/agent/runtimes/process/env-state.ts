@@ -7,6 +7,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServiceSpec } from '../../../contracts/spec.js';
+import type { Identity } from '../../identity/identity.js';
 import { readJsonOrNull, writeJsonAtomic } from '../../files.js';
 import { envDir } from './service-env.js';
 
@@ -53,6 +54,12 @@ export interface ServiceRecord {
   /** Paused on purpose and kept paused (verify freezes the agent service): snapshots resume every
    *  other service but not this one, until `env.resume`. Absent in state written before it existed. */
   held?: boolean;
+  /** Who it runs as (null or absent: the agent's own user). */
+  identity?: Identity | null;
+  /** Started in a PID namespace of its own: `pid` is `unshare`, the payload its child. */
+  pid_namespace?: boolean;
+  /** `DENV_<S>_HOST/PORT` of its env when it started (restarts reuse them). */
+  siblings?: Readonly<Record<string, string>>;
 }
 
 interface EnvStateFile {

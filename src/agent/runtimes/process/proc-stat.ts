@@ -65,3 +65,13 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
     return false;
   }
 }
+
+/** Send `signal` to the one process `pid`; false when it is gone. */
+export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -12,8 +12,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import type { ServiceSpec } from '../../../contracts/spec.js';
+import type { Identity } from '../../identity/identity.js';
+import { fillArgv } from '../../envs/siblings.js';
+import { contextArgv, launchArgv } from './launch-argv.js';
+import { payloadPid } from './payload-pid.js';
 import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
-import { isSameProcessAlive, readProcStat, signalGroup } from './proc-stat.js';
+import { isSameProcessAlive, readProcStat, signalGroup, signalPid } from './proc-stat.js';
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
 import { envWorkDir, serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
 import { spawnDetached } from './spawn-detached.js';
@@ -41,6 +45,21 @@ export interface StartRequest extends ServiceIdentity {
   readonly spec: ServiceSpec;
   readonly port: number;
   readonly datasets: Readonly<Record<string, string>>;
+  /** Who it runs as (identity/identity.ts); null: the agent's own user. */
+  readonly identity?: Identity | null;
+  /** Run in a PID namespace of its own (services that write a dataset; launch-argv.ts). */
+  readonly pidNamespace?: boolean;
+  /** `DENV_<S>_HOST/PORT` of the env's services, filled into `${DENV_…}` references (siblings.ts). */
+  readonly siblings?: Readonly<Record<string, string>>;
+  /** Where it runs (default: the env's work dir). */
+  readonly cwd?: string;
+}
+
+/** The context a command runs in "as" a service: its dir, its environment, and the argv prefix that makes it its user. */
+export interface ServiceContext {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly prefix: readonly string[];
 }
 
 export type StartResult = { readonly ok: true; readonly pid: number } | { readonly ok: false; readonly message: string };
@@ -130,8 +149,8 @@ export class ProcessRuntime {
     const key = serviceKey(req);
     if (this.lives.has(key)) await this.stop(req);
     const { env, version, service, spec, port, datasets } = req;
-    const cwd = spec.working_dir ?? envWorkDir(this.opts.dataDir, env);
-    await mkdir(envWorkDir(this.opts.dataDir, env), { recursive: true });
+    const cwd = req.cwd ?? spec.working_dir ?? envWorkDir(this.opts.dataDir, env);
+    if (req.cwd === undefined) await mkdir(envWorkDir(this.opts.dataDir, env), { recursive: true });
     const rec: ServiceRecord = {
       env,
       version,
@@ -148,6 +167,9 @@ export class ProcessRuntime {
       state: 'starting',
       restarts: 0,
       exit: null,
+      identity: req.identity ?? null,
+      pid_namespace: req.pidNamespace ?? false,
+      siblings: req.siblings ?? {},
     };
     const live: Live = { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.now() };
     const ok = await this.spawnInto(live);
@@ -155,6 +177,23 @@ export class ProcessRuntime {
     this.lives.set(key, live);
     await this.persist(env);
     return { ok: true, pid: ok.pid };
+  }
+
+  /**
+   * The live process of `from` becomes the service of version `to` (same env and service): a
+   * version whose service is identical to one already serving adopts it instead of replacing it
+   * (a snapshot version, a rollback to what runs). Returns false when `from` is unknown.
+   */
+  async adoptAs(from: ServiceIdentity, to: string): Promise<boolean> {
+    const live = this.lives.get(serviceKey(from));
+    if (!live || from.version === to) return false;
+    const target = { env: from.env, version: to, service: from.service };
+    if (this.lives.has(serviceKey(target))) return false;
+    live.rec = { ...live.rec, version: to };
+    this.lives.delete(serviceKey(from));
+    this.lives.set(serviceKey(target), live);
+    await this.persist(from.env);
+    return true;
   }
 
   /** The service passed its health check: from now on a crash means restart, not start failure. */
@@ -178,9 +217,15 @@ export class ProcessRuntime {
     const pid = live.rec.pid;
     const wasAlive = pid !== null && (await this.alive(live));
     if (pid !== null && wasAlive) {
-      signalGroup(pid, 'SIGTERM');
-      signalGroup(pid, 'SIGCONT'); // a paused process only acts on SIGTERM once continued
-      if (!(await this.waitDead(live, this.stopGraceMs))) {
+      const signal = (live.rec.spec.stop_signal ?? 'SIGTERM') as NodeJS.Signals;
+      // In a PID namespace the payload (its PID 1) gets the stop signal, as under Docker; the
+      // `unshare` parent ignores it. Otherwise the whole process group does.
+      const payload = live.rec.pid_namespace ? await payloadPid(pid) : null;
+      if (payload !== null) signalPid(payload, signal);
+      else signalGroup(pid, signal);
+      signalGroup(pid, 'SIGCONT'); // a paused process only acts on the signal once continued
+      if (!(await this.waitDead(live, live.rec.spec.stop_grace_ms ?? this.stopGraceMs))) {
+        if (payload !== null) signalPid(payload, 'SIGKILL'); // ends every process of its namespace
         signalGroup(pid, 'SIGKILL');
         await this.waitDead(live, 2000);
       }
@@ -240,9 +285,14 @@ export class ProcessRuntime {
     return signalled.length - pending.length;
   }
 
-  /** The working dir and environment a command runs with "in the context of" this service. */
-  contextOf(rec: Readonly<ServiceRecord>): { cwd: string; env: Record<string, string> } {
-    return { cwd: rec.cwd, env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets) };
+  /** The working dir, environment and user a command runs with "in the context of" this service. */
+  contextOf(rec: Readonly<ServiceRecord>): ServiceContext {
+    const identity = rec.identity ?? null;
+    return {
+      cwd: rec.cwd,
+      env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets, rec.siblings ?? {}, identity ? rec.cwd : null),
+      prefix: contextArgv([], identity),
+    };
   }
 
   /** Delete the env's state directory. Call after every service of the env is stopped. */
@@ -272,7 +322,10 @@ export class ProcessRuntime {
   private async spawnInto(live: Live): Promise<StartResult> {
     const rec = live.rec;
     const { cwd, env } = this.contextOf(rec);
-    const out = await spawnDetached(rec.spec.command ?? [], cwd, env, rec.log_path);
+    // `${DENV_…}` in the command (siblings, datasets) is filled from the service's own environment.
+    const argv = fillArgv(rec.spec.command ?? [], env) ?? [];
+    const launch = argv.length === 0 ? [] : launchArgv({ argv, identity: rec.identity ?? null, pidNamespace: rec.pid_namespace ?? false });
+    const out = await spawnDetached(launch, cwd, env, rec.log_path);
     if (!out.ok) return out;
     Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
     live.child = out.child;
@@ -332,6 +385,14 @@ export class ProcessRuntime {
       return;
     }
     if (live.rec.state !== 'running') return;
+    const policy = live.rec.spec.restart ?? 'always';
+    if (policy === 'no' || (policy === 'on-failure' && exit.code === 0)) {
+      this.log(`${key} ended (${exit.signal ?? `code ${exit.code ?? 'unknown'}`}); restart: ${policy}, not restarted`);
+      live.rec.state = 'exited';
+      live.rec.exit = exit;
+      void this.persist(live.rec.env);
+      return;
+    }
     live.crashes = nextCrashCount(live.crashes, Date.now() - live.spawnedAt);
     const delay = restartDelayMs(live.crashes++);
     this.log(`${key} died (${exit.signal ?? `code ${exit.code ?? 'unknown'}`}); restarting in ${delay} ms`);

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { ServiceSpec } from '../../../contracts/spec.js';
+import { fillEnvironment } from '../../envs/siblings.js';
 
 /** Inherited from the agent; everything else the service gets is explicit. */
 const INHERITED = ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR'] as const;
@@ -31,6 +32,8 @@ export function serviceEnvironment(
   spec: ServiceSpec,
   port: number,
   datasets: Readonly<Record<string, string>>,
+  siblings: Readonly<Record<string, string>> = {},
+  home: string | null = null,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of INHERITED) {
@@ -38,7 +41,9 @@ export function serviceEnvironment(
     if (value !== undefined) env[key] = value;
   }
   env.PATH ??= FALLBACK_PATH;
-  Object.assign(env, { DENV_ENV: id.env, DENV_VERSION: id.version, DENV_SERVICE: id.service }, spec.environment);
+  // A service running as a user of its own gets its work dir as HOME (the agent's is not its to read).
+  if (home !== null) env.HOME = home;
+  Object.assign(env, { DENV_ENV: id.env, DENV_VERSION: id.version, DENV_SERVICE: id.service }, siblings, fillEnvironment(spec.environment, siblings));
   env.PORT = String(port);
   for (const [name, dir] of Object.entries(datasets)) env[volumeEnvName(name)] = dir;
   return env;

@@ -17,15 +17,21 @@ export const prepare: PhaseDef = {
   name: 'prepare',
   async run(ctx) {
     const state = stateOf(ctx.state);
-    const { spec, envelope } = paramsOf(ctx.deployment.params);
+    const { spec, envelope, envelopes } = paramsOf(ctx.deployment.params);
     const host = await connectedHost(ctx, state.host, 'prepare');
+    const signed = [...(envelopes ?? []), ...(envelope ? [envelope] : [])];
+    // The names an envelope's `scope` binds to (the agent compares them at admit).
+    const names = (
+      await ctx.db.query<{ env_name: string; project: string }>('select e.name as env_name, p.name as project from envs e join projects p on p.id = e.project where e.id = $1', [ctx.deployment.env])
+    )[0];
     const result = await ctx.call(host, 'env.create', {
       env: ctx.deployment.env,
       version: state.version!,
       services: { ...spec.services },
       volumes: [...spec.volumes],
       retire_others: false,
-      ...(envelope ? { envelope } : {}),
+      ...(signed.length > 0 ? { envelopes: signed } : {}),
+      ...(names ? { project: names.project, env_name: names.env_name } : {}),
     });
     state.create = result;
     if (!result) throw new PhaseFailed('agent returned no result');
@@ -35,6 +41,7 @@ export const prepare: PhaseDef = {
       datasets: result.datasets,
       egress: result.egress,
       outcome: result.outcome,
+      ...(result.updates ? { updates: result.updates } : {}),
       ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}),
     });
   },

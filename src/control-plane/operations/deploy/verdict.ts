@@ -25,8 +25,36 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
   return { status: 'ok', evidence: { version: version.id, snapshot: version.snapshot, took_ms: tookMs(ctx) }, outcome: 'succeeded' };
 }
 
+/** Seed 004's hard gates: a pipeline that ended `failure` at one of these changed nothing on the host. */
+const HARD_GATES: readonly string[] = ['admit', 'verify', 'pull'];
+
+/**
+ * When the host refused the deploy before any effect — every image service's pipeline ended
+ * `failure` at a hard gate, so no container was touched and (the agent starts process services
+ * only after every image service) nothing else was started — the failing stage of each service;
+ * otherwise null.
+ */
+export function refusedBeforeAnyEffect(create: EnvCreateResult | undefined): Record<string, string> | null {
+  const pipelines = Object.entries(create?.pipelines ?? {});
+  if (!create || create.outcome !== 'start_failed' || pipelines.length === 0) return null;
+  const refused: Record<string, string> = {};
+  for (const [service, p] of pipelines) {
+    const gate = p.stages.find((s) => s.status === 'failed')?.name;
+    if (p.state !== 'failure' || gate === undefined || !HARD_GATES.includes(gate)) return null;
+    refused[service] = gate;
+  }
+  return refused;
+}
+
 async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   const state = stateOf(ctx.state);
+  const refused = refusedBeforeAnyEffect(state.create);
+  if (refused) {
+    // Nothing changed: no rollback to run, the current version keeps serving as it was (issue 9:
+    // a replayed envelope used to "roll back" an env nothing had touched).
+    const env = await ctx.env();
+    return { status: 'ok', evidence: { changed: false, refused, current_version: env.current_version, took_ms: tookMs(ctx) }, outcome: 'failed' };
+  }
   const previous = state.previous_version
     ? (await ctx.db.query<{ id: string; spec: Spec; snapshot: string | null; healthy: boolean }>('select id, spec, snapshot, healthy from versions where id = $1', [state.previous_version]))[0]
     : undefined;
@@ -44,7 +72,8 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
 }
 
 /** Record the outcome. Success: the version is healthy and current, older versions stop. Failure
- *  with a previous healthy version and a host: env.rollback to it (`rolled_back`); otherwise `failed`. */
+ *  refused by the host before any effect: `failed`, the env untouched (evidence `changed: false`).
+ *  Failure with a previous healthy version and a host: env.rollback to it (`rolled_back`); otherwise `failed`. */
 export const verdict: PhaseDef = {
   name: 'verdict',
   run: (ctx) => (ctx.failure ? revert(ctx) : succeed(ctx)),

@@ -1,0 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
+import { loadComposeFile } from './src/cli/load-compose-file.js';
+import { loadCompose } from './src/contracts/compose/load-compose.js';
+let t = performance.now();
+const a = await loadComposeFile(process.argv[2]!);
+console.log('first', (performance.now() - t).toFixed(0), 'ms');
+t = performance.now();
+const b = await loadCompose({ text: JSON.stringify(a.model), projectDir: '/srv', env: {}, files: null });
+console.log('second', (performance.now() - t).toFixed(0), 'ms', isDeepStrictEqual(a.model, b.model), b.warnings);
+if (!isDeepStrictEqual(a.model, b.model)) console.log(JSON.stringify(b.model, null, 1));

@@ -1,0 +1,64 @@
+/**
+ * Everything a process service needs before it is spawned (docs/security.md, "On hosts"):
+ *
+ *   - its user (identity/service-identities.ts);
+ *   - its working dir: the env's own `<workloads>/<env>/work`, owned by that user — or a host
+ *     path the agent config allows (`allow.paths`), which that user must be able to reach;
+ *   - the datasets it writes, owned by that user when fresh;
+ *   - a PID namespace of its own when it writes a dataset (launch-argv.ts) and the agent can make one;
+ *   - its port (the agent's registry).
+ *
+ * Refusals are AGENT_ERRORs naming the service, the path and what would allow it.
+ */
+import path from 'node:path';
+import type { ServiceSpec } from '../../contracts/spec.js';
+import { DenvError } from '../../contracts/errors.js';
+import type { AgentContext } from '../context.js';
+import type { Identity } from '../identity/identity.js';
+import { assertReachable, claimDataset, ownDir } from '../identity/ownership.js';
+import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
+import { writesDataset } from './start-order.js';
+import { assertSafeName } from '../files.js';
+
+export interface PreparedService {
+  readonly identity: Identity | null;
+  readonly cwd: string;
+  readonly port: number;
+  readonly pidNamespace: boolean;
+}
+
+/** `<workloads>/<env>`: everything of the env that its services reach. */
+export function envWorkloadsDir(workloads: string, env: string): string {
+  assertSafeName('env', env);
+  return path.join(workloads, env);
+}
+
+/** `<workloads>/<env>/work`: where a service without working_dir runs (owned by its user). */
+export function envWorkDir(workloads: string, env: string): string {
+  return path.join(envWorkloadsDir(workloads, env), 'work');
+}
+
+export async function prepareService(ctx: AgentContext, id: ServiceIdentity, spec: ServiceSpec, datasets: Readonly<Record<string, string>>): Promise<PreparedService> {
+  const identity = await ctx.identities.forService(id.env, id.service, spec);
+  let cwd: string;
+  if (spec.working_dir) {
+    cwd = path.resolve(spec.working_dir);
+    const own = path.join(ctx.workloads, id.env);
+    if (!(cwd === own || cwd.startsWith(`${own}/`)) && !ctx.identities.allowsPath(cwd)) {
+      throw new DenvError('AGENT_ERROR', `working_dir ${cwd} is outside this env's own directory; a host path must be allowed in the agent config (allow: {paths: [...]})`);
+    }
+    await assertReachable(path.join(cwd, '.'), identity, 'working_dir');
+  } else {
+    cwd = envWorkDir(ctx.workloads, id.env);
+    await ownDir(path.dirname(cwd), null, 0o711);
+    await ownDir(cwd, identity);
+  }
+  for (const mount of spec.volumes) {
+    const dir = datasets[mount.source];
+    if (!dir) continue;
+    await assertReachable(dir, identity, `dataset ${mount.source}`);
+    if (!mount.read_only) await claimDataset(dir, identity);
+  }
+  const port = await ctx.ports.allocate(serviceKey(id));
+  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec) };
+}

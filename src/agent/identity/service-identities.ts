@@ -1,0 +1,67 @@
+/**
+ * The host's policy for process services (agent.yaml; docs/security.md) and the identity each
+ * service gets under it (identity.ts). One object per agent, in the AgentContext.
+ */
+import { DenvError } from '../../contracts/errors.js';
+import type { ServiceSpec } from '../../contracts/spec.js';
+import { canSwitchUsers, resolveUser, type Identity } from './identity.js';
+import { UidRegistry } from './uid-registry.js';
+
+export interface ProcessPolicy {
+  /** `disabled`: process services are refused on this host. */
+  readonly processRuntime: 'enabled' | 'disabled';
+  /** `user: root` (or uid 0) allowed. */
+  readonly runAsRoot: boolean;
+  /** Host paths a service may use as working_dir besides its env's own dir (prefixes). */
+  readonly allowPaths: readonly string[];
+}
+
+export const DEFAULT_PROCESS_POLICY: ProcessPolicy = { processRuntime: 'enabled', runAsRoot: false, allowPaths: [] };
+
+export class ServiceIdentities {
+  private readonly uids: UidRegistry | null;
+
+  constructor(
+    agentDir: string,
+    readonly policy: ProcessPolicy = DEFAULT_PROCESS_POLICY,
+    /** false in contexts that run everything as the agent (unit tests of supervision). */
+    readonly switchUsers = canSwitchUsers(),
+  ) {
+    this.uids = switchUsers ? new UidRegistry(agentDir) : null;
+  }
+
+  /** Who `spec` runs as in `env`; null: as the agent itself. Throws AGENT_ERROR when the host refuses it. */
+  async forService(env: string, name: string, spec: ServiceSpec): Promise<Identity | null> {
+    if (spec.image !== null) return null;
+    if (this.policy.processRuntime === 'disabled') throw new DenvError('AGENT_ERROR', `service ${name}: process services are disabled on this host (agent config process_runtime: disabled)`);
+    const user = spec.user ?? null;
+    if (!this.switchUsers || !this.uids) {
+      if (user === null) return null;
+      const me = await resolveUser(String(process.getuid?.() ?? 0));
+      const wanted = await resolveUser(user);
+      if (wanted.uid !== me.uid) throw new DenvError('AGENT_ERROR', `service ${name}: user "${user}" cannot be honoured: this agent runs as uid ${me.uid} and cannot switch users`);
+      return null;
+    }
+    if (user !== null) {
+      const identity = await resolveUser(user);
+      if (identity.uid === 0 && !this.policy.runAsRoot) throw new DenvError('AGENT_ERROR', `service ${name}: user "${user}" is root, which this host does not allow (agent config run_as_root)`);
+      return identity;
+    }
+    const uid = await this.uids.uidFor(env);
+    return { uid, gid: uid, name: null };
+  }
+
+  /** A fork runs as its source's uid (uid-registry.ts). */
+  async inherit(from: string, env: string): Promise<void> {
+    await this.uids?.inherit(from, env);
+  }
+
+  async release(env: string): Promise<void> {
+    await this.uids?.release(env);
+  }
+
+  /** Whether a working_dir outside the env's own dir is allowed here. */
+  allowsPath(dir: string): boolean {
+    return this.policy.allowPaths.some((p) => dir === p || dir.startsWith(p.endsWith('/') ? p : `${p}/`));
+  }
+}

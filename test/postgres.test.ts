@@ -1,0 +1,123 @@
+/**
+ * Real software nobody here wrote: PostgreSQL 15 from Debian's packages (.ci/run installs it) as a
+ * process service with `user: postgres`, its data in a dataset, a `pg_isready` healthcheck and no
+ * wrapper script — on both dataset drivers (a real loop-mounted btrfs, and copy). Deploy; insert
+ * rows; redeploy with a changed setting (stop-first: the old postmaster stops before the new one
+ * starts on the same data, and the rows are still there); snapshot; fork on the same host (the
+ * fork starts although its data holds the source's postmaster.pid, has the rows, and writes do
+ * not cross); rollback restores the snapshot's rows.
+ *
+ * The Compose file is what a user writes for Debian's PostgreSQL: a one-shot `init` service runs
+ * initdb only on an empty data dir (find … -empty -exec, an argv), `db` waits for it with
+ * `service_completed_successfully`, and finds its own port and data dir through `${DENV_…}`.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment, Env, Version } from '../src/contracts/domain.js';
+import { run } from '../src/lib/exec.js';
+import { mountBtrfs, type BtrfsMount } from './helpers/btrfs.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+import { freshDataDir } from './helpers/stores.js';
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+const compose = (workMem: string) => `
+services:
+  init:
+    user: postgres
+    restart: "no"
+    command: [find, "\${DENV_VOLUME_PGDATA}", -maxdepth, "0", -empty, -exec, ${PG_BIN}/initdb, -D, "\${DENV_VOLUME_PGDATA}", -U, postgres, --auth=trust, --no-sync, ";"]
+    volumes: [pgdata:/var/lib/postgresql/data]
+  db:
+    user: postgres
+    stop_signal: SIGINT
+    stop_grace_period: 20s
+    command: [${PG_BIN}/postgres, -D, "\${DENV_VOLUME_PGDATA}", -h, 127.0.0.1, -p, "\${DENV_DB_PORT}", -k, "", -c, "work_mem=${workMem}", -c, fsync=off]
+    depends_on:
+      init: {condition: service_completed_successfully}
+    volumes: [pgdata:/var/lib/postgresql/data]
+    healthcheck:
+      test: [CMD, ${PG_BIN}/pg_isready, -h, 127.0.0.1, -p, "\${DENV_DB_PORT}"]
+      interval: 100ms
+      retries: 300
+volumes:
+  pgdata: {}
+`;
+
+async function psql(port: number, sql: string): Promise<string> {
+  const r = await run(['psql', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { timeoutMs: 20_000 });
+  if (r.exitCode !== 0) throw new Error(`psql: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s driver', (driver) => {
+  let h: Harness;
+  let fs: BtrfsMount | null = null;
+
+  beforeAll(async () => {
+    if (!existsSync(`${PG_BIN}/postgres`)) throw new Error(`${PG_BIN}/postgres is missing: .ci/run installs Debian's postgresql package`);
+    const datasets = driver === 'btrfs' ? join((fs = await mountBtrfs()).dir, 'datasets') : join(freshDataDir('denv-pg-datasets-'), 'datasets');
+    h = await startHarness({ datasets });
+    expect((await h.api.post('/v1/projects', { name: 'pg' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fs?.unmount();
+  });
+
+  async function op(path: string, body?: unknown): Promise<Deployment> {
+    const res = await h.api.post(path, body ?? {});
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id, 120_000);
+    expect(dep.status, `${dep.kind}: ${dep.error}`).toBe('succeeded');
+    return dep;
+  }
+  const envOf = async (id: string): Promise<Env> => (await h.api.get(`/v1/envs/${id}`)).body;
+  const dbPort = async (id: string) => Number(new URL((await envOf(id)).endpoints.find((e) => e.service === 'db')!.url).port);
+
+  it('deploys, updates stop-first with its rows, snapshots, forks on the same host and rolls back', async () => {
+    const first = await op('/v1/projects/pg/deploy', { compose: compose('4MB'), env: 'production' });
+    const envId = first.env;
+    let port = await dbPort(envId);
+    // It runs as postgres (every postgres process on this machine the test started is postgres's).
+    const pgUid = (await run(['id', '-u', 'postgres'])).stdout.trim();
+    await psql(port, 'create table t (n int); insert into t values (1), (2)');
+    expect(await psql(port, 'show work_mem')).toBe('4MB');
+    expect(await psql(port, 'select count(*) from t')).toBe('2');
+    const postmasterUid = (await run(['ps', '-o', 'uid=', '-C', 'postgres'])).stdout.trim().split(/\s+/);
+    expect(new Set(postmasterUid)).toEqual(new Set([pgUid]));
+
+    // A changed setting: stop-first, same data, the rows are still there, and the downtime is recorded.
+    const second = await op('/v1/projects/pg/deploy', { compose: compose('8MB'), env: 'production' });
+    const prepare = second.phases.find((p) => p.name === 'prepare')!.evidence as { updates?: Record<string, { order: string; down_ms: number }> };
+    expect(prepare.updates?.db?.order).toBe('stop-first');
+    expect(prepare.updates!.db!.down_ms).toBeGreaterThan(0);
+    port = await dbPort(envId);
+    expect(await psql(port, 'show work_mem')).toBe('8MB');
+    expect(await psql(port, 'select count(*) from t')).toBe('2');
+
+    // Snapshot, then write more.
+    const snap = await op(`/v1/envs/${envId}/snapshot`);
+    const snapVersion = snap.phases.at(-1)!.evidence!.version as string;
+    expect(snap.phases[0]!.evidence).toMatchObject({ datasets: ['pgdata'], consistent: true });
+    await psql(port, 'insert into t values (3)');
+
+    // Fork on the same host: it starts on a copy holding the source's postmaster.pid.
+    const fork = await op(`/v1/envs/${envId}/fork`, { name: 'pg-fork' });
+    const forkPort = await dbPort(fork.env);
+    expect(forkPort).not.toBe(port);
+    expect(await psql(forkPort, 'select count(*) from t')).toBe('2');
+    await psql(forkPort, 'insert into t values (100)');
+    await psql(port, 'insert into t values (4)');
+    expect(await psql(forkPort, 'select string_agg(n::text, \',\' order by n) from t')).toBe('1,2,100');
+    expect(await psql(port, 'select string_agg(n::text, \',\' order by n) from t')).toBe('1,2,3,4');
+
+    // Rollback to the snapshot: its rows, nothing written after.
+    const versions = (await h.api.get(`/v1/envs/${envId}/versions`)).body.items as Version[];
+    await op(`/v1/envs/${envId}/rollback`, { version: versions.find((v) => v.id === snapVersion)!.number });
+    port = await dbPort(envId);
+    expect(await psql(port, 'select string_agg(n::text, \',\' order by n) from t')).toBe('1,2');
+    expect(await psql(forkPort, 'select count(*) from t')).toBe('3');
+  });
+});
