@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Deployment } from '../src/contracts/domain.js';
@@ -136,6 +137,30 @@ describe('image services of one env on one network', () => {
     );
     expect(workload).toMatchObject({ runtime: 'docker', state: 'exited', last_exit: 'OOMKilled' });
     expect(JSON.parse(docker('inspect', id))[0].State.OOMKilled).toBe(true);
+  }, 150_000);
+
+  it('a process service finds an image sibling at 127.0.0.1 and its published port', async () => {
+    expect((await h.api.post('/v1/projects', { name: 'mixed' })).status).toBe(201);
+    const app = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
+    const res = await h.api.post('/v1/projects/mixed/deploy', {
+      env: 'production',
+      compose: {
+        services: {
+          web: composeOf().services.web,
+          app: { command: ['node', app], environment: { VERSION: 'app-1', UPSTREAM: 'http://${DENV_WEB_HOST}:${DENV_WEB_PORT}/' }, 'x-denv': { health: { path: '/healthz' } } },
+        },
+      },
+      envelope: envelopeFor('web'),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id, 120_000);
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    const env = (await h.api.get(`/v1/envs/${dep.env}`)).body;
+    const url = (service: string) => env.endpoints.find((e: { service: string }) => e.service === service).url as string;
+    expect(await text(`${url('app')}/upstream`)).toBe('hello from web');
+    // The image service sees the process sibling at its host port (reachable from a container only with host networking).
+    const envOf = docker('exec', containerOf(dep.env, 'web'), '/bin/busybox', 'env').split('\n');
+    expect(envOf).toEqual(expect.arrayContaining(['DENV_APP_HOST=127.0.0.1', `DENV_APP_PORT=${new URL(url('app')).port}`]));
   }, 150_000);
 
   it('destroying the env removes its containers and its network', async () => {

@@ -143,7 +143,9 @@ export async function startWithImages(
       services: images.services,
     };
   }
-  const rest = await startProcesses({ ...req, services: processServices });
+  // Process services reach image siblings on 127.0.0.1 at the published host port.
+  const imageAddresses: SiblingAddress[] = names.map((service) => ({ service, host: '127.0.0.1', port: images.services[service]?.port ?? 0 }));
+  const rest = await startProcesses({ ...req, services: processServices, siblings: [...(req.siblings ?? []), ...imageAddresses] });
   return {
     ...rest,
     ...base,

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export type CgroupController = 'memory' | 'cpuacct';
+export type CgroupController = 'memory' | 'cpuacct' | 'cpu' | 'pids';
 
 export interface CgroupMount {
   readonly version: 1 | 2;
@@ -47,13 +47,19 @@ export function parseControllerPath(text: string, controller: CgroupController):
 /** Mounts are read once per controller: they do not change while the agent runs. */
 const mounts = new Map<CgroupController, Promise<CgroupMount[]>>();
 
-/** The directories that may hold `pid`'s cgroup for `controller`, best first (callers probe a file). */
-export async function controllerDirs(pid: number | 'self', controller: CgroupController): Promise<{ version: 1 | 2; dir: string }[]> {
+/** The mounts that can answer for `controller` on this machine (read once). */
+export function controllerMounts(controller: CgroupController): Promise<CgroupMount[]> {
   let known = mounts.get(controller);
   if (!known) {
     known = readFile('/proc/self/mountinfo', 'utf8').then((t) => parseControllerMounts(t, controller), () => []);
     mounts.set(controller, known);
   }
+  return known;
+}
+
+/** The directories that may hold `pid`'s cgroup for `controller`, best first (callers probe a file). */
+export async function controllerDirs(pid: number | 'self', controller: CgroupController): Promise<{ version: 1 | 2; dir: string }[]> {
+  const known = controllerMounts(controller);
   const text = await readFile(`/proc/${pid}/cgroup`, 'utf8').catch(() => null);
   const where = text === null ? null : parseControllerPath(text, controller);
   if (!where) return [];

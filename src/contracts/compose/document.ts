@@ -18,15 +18,18 @@ type Json = Record<string, unknown>;
 
 /** The `!reset` / `!override` paths of each loaded document and model, for the merges. */
 export const mergeTagsOf = new WeakMap<Json, MergeTags>();
+
 /** Nesting allowed for `include` and `extends` chains; deeper is surely a mistake. */
 export const MAX_CHAIN = 16;
+
+/** One loadCompose call: where problems and warnings go, and what it has read so far. */
 export interface Loader {
   readonly files: FileAccess | null;
   readonly problems: Problems;
   readonly warnings: string[];
   /** Main project directory, to name other files relative to it in messages. */
   readonly root: string;
-  /** Parsed, interpolated, schema-checked documents by absolute path and lookup (extends targets). */
+  /** `extends.file` targets, parsed, interpolated and schema-checked once, by absolute path. */
   readonly rawCache: Map<string, Promise<Json | null>>;
 }
 
@@ -113,7 +116,14 @@ export async function envFilesLookup(loader: Loader, files: readonly string[], o
       if (required) loader.problems.add(at, `env file ${abs} not found`);
       continue;
     }
-    const parsed = parseDotenv(await loader.files.readText(abs), (n) => outer(n) ?? values.get(n));
+    let text: string;
+    try {
+      text = await loader.files.readText(abs);
+    } catch (err) {
+      loader.problems.add(at || labelOf(loader, abs), `cannot read ${abs}: ${(err as Error).message}`);
+      continue;
+    }
+    const parsed = parseDotenv(text, (n) => outer(n) ?? values.get(n));
     for (const e of parsed.errors) loader.problems.add(at || labelOf(loader, abs), `${abs}: ${e}`);
     for (const m of parsed.missing) loader.warnings.push(unsetWarning(m));
     for (const [k, v] of parsed.values) values.set(k, v);

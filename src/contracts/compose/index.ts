@@ -5,7 +5,7 @@
  * start with `resolveAtStart`).
  */
 export { loadCompose, type LoadComposeOptions, type LoadedCompose } from './load-compose.js';
-export { needsFiles, type FileAccess } from './file-access.js';
+export { confinedFileAccess, needsFiles, type FileAccess } from './file-access.js';
 export { escapeDollars, isDenvName, resolveAtStart, unescapeDollars } from './interpolate.js';
 export { MAX_ALIAS_COUNT, MAX_COMPOSE_BYTES, MAX_COMPOSE_DEPTH } from './yaml-source.js';
 export type { PortConfig } from './ports.js';

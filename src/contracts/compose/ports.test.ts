@@ -29,6 +29,7 @@ describe('parsePortSpec (services.ports short syntax examples)', () => {
     ['70000', /above 65535/],
     ['9000-9002:80-81', /differ in size/],
     ['90-80', /ends before it starts/],
+    ['1-65535', /more than 1024 container ports/],
   ])('%s is refused', (spec, error) => {
     expect(() => parsePortSpec(spec)).toThrow(error);
   });

@@ -19,6 +19,9 @@ export interface PortConfig {
   readonly [extra: string]: unknown;
 }
 
+/** Entries one short-syntax port may expand to; a bigger range is refused (it would cost memory, not serve a purpose). */
+export const MAX_PORT_RANGE = 1024;
+
 interface Range {
   readonly start: number;
   readonly end: number;
@@ -67,6 +70,7 @@ export function parsePortSpec(spec: string): PortConfig[] {
   const target = parseRange(container, 'container port');
   const published = host === '' ? null : parseRange(host, 'published port');
   const count = target.end - target.start + 1;
+  if (count > MAX_PORT_RANGE) throw new Error(`${JSON.stringify(spec)}: a range of more than ${MAX_PORT_RANGE} container ports is not supported`);
   const base = { mode: 'ingress', ...(hostIp ? { host_ip: hostIp } : {}) };
   if (count === 1) {
     const pub = published ? (published.start === published.end ? String(published.start) : `${published.start}-${published.end}`) : undefined;

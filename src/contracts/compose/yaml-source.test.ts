@@ -43,6 +43,20 @@ describe('merge tags', () => {
   });
 });
 
+describe('numbers in string mappings', () => {
+  it('keep the text they were written with, as Compose reads them', () => {
+    const { value } = parseComposeYaml(
+      'x-env: &env\n  FROM_ANCHOR: 1.50\nservices:\n  a:\n    environment:\n      <<: *env\n      PYTHON_VERSION: 3.10\n      PORT: 80\n      HEX: 0x1F\n      FLAG: true\n    labels:\n      version: 2.0\n    build:\n      args:\n        NODE: 20.10\n    cpus: 1.50\n  b:\n    environment: *env\n',
+    );
+    expect(value).toMatchObject({
+      services: {
+        a: { environment: { FROM_ANCHOR: '1.50', PYTHON_VERSION: '3.10', PORT: '80', HEX: '0x1F', FLAG: true }, labels: { version: '2.0' }, build: { args: { NODE: '20.10' } }, cpus: 1.5 },
+        b: { environment: { FROM_ANCHOR: '1.50' } },
+      },
+    });
+  });
+});
+
 describe('what Compose refuses', () => {
   it.each([
     ['a: 1\na: 2\n', /not valid YAML/],

@@ -5,9 +5,12 @@
  * linear scan of at most MAX_COMPOSE_BYTES plus one parse of a shallow document.
  *
  * YAML 1.2 core schema like Compose, with anchors, aliases and `<<` merge keys; duplicate keys
- * and several documents in one file are refused, as Compose refuses them.
+ * and several documents in one file are refused, as Compose refuses them. Where Compose's YAML
+ * reading differs from plain YAML 1.2, this follows Compose: `0440` is octal, numbers in
+ * `environment`/`labels`/`build.args` keep their text, and the `!reset`/`!override` merge tags
+ * are understood.
  */
-import { isMap as isYamlMap, isNode, isScalar, isSeq, parseAllDocuments, type Document, type ScalarTag } from 'yaml';
+import { isAlias, isMap as isYamlMap, isNode, isScalar, isSeq, parseAllDocuments, type Document, type ScalarTag, type YAMLMap } from 'yaml';
 
 export const MAX_COMPOSE_BYTES = 1024 * 1024;
 export const MAX_COMPOSE_DEPTH = 64;
@@ -40,18 +43,49 @@ export interface ParsedYaml {
 const RESET = '!reset';
 const OVERRIDE = '!override';
 
+/** Mappings whose values are strings to Compose, whatever they look like. */
+const STRING_MAPS = new Set(['environment', 'labels', 'annotations', 'args']);
+
 /**
- * Compose's merge tags (merge.md): `!reset` removes a key (and what a merge would inherit
- * there), `!override` replaces instead of merging. Here the `!reset` pairs are taken out of the
- * document and both kinds of path are recorded for the merges (extends, include of several files).
+ * A number written as a value of `environment`, `labels`, `annotations` or `build.args` keeps the
+ * text it was written with, as Compose reads these values: `PYTHON_VERSION: 3.10` is "3.10", not
+ * the number 3.1. Values reached through an alias or a `<<` merge key are converted at their anchor.
  */
-function takeMergeTags(doc: Document): { resets: string[][]; overrides: string[][] } {
+function keepNumberText(map: YAMLMap, doc: Document, text: string): void {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [map];
+  while (pending.length > 0) {
+    let node = pending.pop();
+    if (isAlias(node)) node = node.resolve(doc);
+    if (!isYamlMap(node) || seen.has(node)) continue;
+    seen.add(node);
+    for (const pair of node.items) {
+      let value: unknown = pair.value;
+      if (isAlias(value)) value = value.resolve(doc);
+      if (isScalar(pair.key) && pair.key.value === '<<') pending.push(value);
+      else if (isScalar(value) && typeof value.value === 'number' && value.range) value.value = text.slice(value.range[0], value.range[1]);
+    }
+  }
+}
+
+/**
+ * Prepares the parsed document before it becomes plain data:
+ *  - Compose's merge tags (merge.md): `!reset` removes a key (and what a merge would inherit
+ *    there), `!override` replaces instead of merging. The `!reset` pairs are taken out of the
+ *    document and both kinds of path are recorded for the merges (extends, include of several files);
+ *  - numbers in string mappings keep their text (keepNumberText).
+ */
+function prepareDocument(doc: Document, text: string): { resets: string[][]; overrides: string[][] } {
   const resets: string[][] = [];
   const overrides: string[][] = [];
   const stack: Array<[unknown, string[]]> = [[doc.contents, []]];
   while (stack.length > 0) {
     const [node, path] = stack.pop()!;
-    if (isYamlMap(node)) {
+    if (isAlias(node) && STRING_MAPS.has(path[path.length - 1] ?? '')) {
+      const target = node.resolve(doc);
+      if (isYamlMap(target)) keepNumberText(target, doc, text);
+    } else if (isYamlMap(node)) {
+      if (STRING_MAPS.has(path[path.length - 1] ?? '')) keepNumberText(node, doc, text);
       node.items = node.items.filter((pair) => {
         const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
         const value = pair.value;
@@ -124,7 +158,7 @@ export function parseComposeYaml(text: string): ParsedYaml {
   if (!doc) return { value: null, warnings: [], resets: [], overrides: [] };
   const error = doc.errors[0];
   if (error) throw new YamlSourceError(`not valid YAML: ${firstLine(error.message)}`);
-  const { resets, overrides } = takeMergeTags(doc);
+  const { resets, overrides } = prepareDocument(doc, text);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });

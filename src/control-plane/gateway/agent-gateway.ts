@@ -306,6 +306,10 @@ export class AgentGateway {
       return { type: 'welcome', host_id: host.id, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     }
     if (!msg.enrollment_key) throw new DenvError('UNAUTHORIZED', 'hello needs an enrollment key or a host credential');
+    // An unknown key is refused after one indexed read, outside any transaction: anyone can send
+    // hellos, and a transaction costs three round trips on the embedded store.
+    const known = await db.query<{ id: string }>('select id from enrollment_keys where hash = $1', [hashSecret(msg.enrollment_key)]);
+    if (!known[0]) throw new DenvError('UNAUTHORIZED', 'unknown enrollment key');
     return db.tx(async (tx) => {
       const keys = await tx.query<{ id: string; team: string; single_use: boolean; used_at: unknown; expired: boolean; revoked: boolean }>(
         'select id, team, single_use, used_at, expires_at < now() as expired, revoked_at is not null as revoked from enrollment_keys where hash = $1 for update',

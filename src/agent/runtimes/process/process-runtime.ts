@@ -16,6 +16,9 @@ import type { Identity } from '../../identity/identity.js';
 import { fillArgv } from '../../envs/siblings.js';
 import { contextArgv, launchArgv } from './launch-argv.js';
 import { payloadPid } from './payload-pid.js';
+import { hasLimits } from './limit-files.js';
+import { attach, createLimits, removeLimits } from './service-cgroups.js';
+import { messageOf } from '../../../contracts/errors.js';
 import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
 import { isSameProcessAlive, readProcStat, signalGroup, signalPid } from './proc-stat.js';
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
@@ -231,6 +234,7 @@ export class ProcessRuntime {
       }
       signalGroup(pid, 'SIGKILL'); // whatever the leader left behind in its group
     }
+    if (hasLimits(live.rec.spec.limits)) await removeLimits(key);
     if (this.lives.get(key) === live) this.lives.delete(key);
     await this.persist(id.env);
     return wasAlive;
@@ -325,8 +329,17 @@ export class ProcessRuntime {
     // `${DENV_…}` in the command (siblings, datasets) is filled from the service's own environment.
     const argv = fillArgv(rec.spec.command ?? [], env) ?? [];
     const launch = argv.length === 0 ? [] : launchArgv({ argv, identity: rec.identity ?? null, pidNamespace: rec.pid_namespace ?? false });
+    let limitDirs: string[] = [];
+    if (hasLimits(rec.spec.limits)) {
+      try {
+        limitDirs = await createLimits(serviceKey(rec), rec.spec.limits);
+      } catch (err) {
+        return { ok: false, message: messageOf(err) };
+      }
+    }
     const out = await spawnDetached(launch, cwd, env, rec.log_path);
     if (!out.ok) return out;
+    if (limitDirs.length > 0) await attach(limitDirs, out.pid);
     Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
     live.child = out.child;
     live.spawnedAt = Date.now();
