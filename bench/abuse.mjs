@@ -5,8 +5,8 @@
 //
 // Starts `denv server` as a child process on a fresh data dir, then measures `GET /healthz`
 // latency (p50/p99 over N sequential probes on one keep-alive connection) quiet, and while:
-//   (a) 100 unauthenticated sockets on /agent/ws send maximal pre-hello frames (64 KiB, the most
-//       the server reads before `welcome`), reconnecting as soon as they are closed;
+//   (a) 100 unauthenticated sockets on /agent/ws send maximal pre-hello frames (the most the
+//       server reads before `welcome`, 16 KiB), reconnecting as soon as they are closed;
 //   (b) 50 clients post 4 MB nested JSON bodies without a token, in a loop;
 //   (c) 300 SSE streams are open (15 tokens × 20, the per-token cap) on one env.
 // Each is printed next to the quiet figure measured in the same run. The attackers run in a child
@@ -27,6 +27,8 @@ const probes = Number(process.argv[process.argv.indexOf('--probes') + 1]) || 300
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 3;
 const { default: WebSocket } = await import('ws');
 const { PROTOCOL_VERSION } = await import(join(root, 'dist', 'contracts', 'protocol.js'));
+const { DEFAULT_ADMISSION } = await import(join(root, 'dist', 'control-plane', 'gateway', 'agent-gateway.js'));
+const preHelloKiB = DEFAULT_ADMISSION.preHelloMaxBytes / 1024;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const freePort = () => new Promise((r) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
@@ -102,7 +104,7 @@ async function attack(kind, url, adminToken) {
     // A well-formed hello with a well-formed unknown key: the worst case (parsed, validated, and
     // looked up in the database before it is refused), padded to just under the frame limit.
     const hello = { type: 'hello', protocol: PROTOCOL_VERSION, name: 'x', enrollment_key: `denr_${randomBytes(24).toString('base64url')}`, facts: { hostname: 'x', platform: 'linux', arch: 'x64', runtimes: [], dataset_driver: 'copy', agent_version: '0' } };
-    const frame = JSON.stringify({ ...hello, pad: 'x'.repeat(64 * 1024 - 400) });
+    const frame = JSON.stringify({ ...hello, pad: 'x'.repeat(DEFAULT_ADMISSION.preHelloMaxBytes - 400) });
     const loop = async () => {
       while (!stop) {
         await new Promise((resolve) => {
@@ -201,7 +203,7 @@ const row = (name, quiet, load, extra) =>
 try {
   await measure(); // warm-up
   console.log(`GET /healthz, ${probes} sequential probes per figure, medians over ${rounds} alternating quiet/loaded rounds; denv server on 127.0.0.1:${port}; attackers in a separate process`);
-  for (const [kind, name] of [['a', '(a) 100 sockets, 64 KiB pre-hello frames'], ['b', '(b) 50 clients, 4 MB bodies, no token'], ['c', '(c) 300 SSE streams open']]) {
+  for (const [kind, name] of [['a', `(a) 100 sockets, ${preHelloKiB} KiB pre-hello frames`], ['b', '(b) 50 clients, 4 MB bodies, no token'], ['c', '(c) 300 SSE streams open']]) {
     // Quiet and loaded figures alternate, `rounds` times: on a shared machine a neighbour's burst
     // would otherwise land on one side only. The medians over the rounds are printed.
     const quiets = [];

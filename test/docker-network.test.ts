@@ -36,12 +36,12 @@ const UPSTREAM = 'http://${DENV_WEB_HOST}:${DENV_WEB_PORT}/';
 const compose = {
   services: {
     web: { image: '', ports: ['8080'], 'x-denv': { health: { path: '/healthz', timeout: '10s' } } },
-    api: { image: '', ports: ['9090'], environment: { UPSTREAM } },
+    api: { image: '', ports: ['9090'], environment: { UPSTREAM }, depends_on: { web: { condition: 'service_healthy' } } },
   },
 };
 const composeOf = () => ({ services: { web: { ...compose.services.web, image: web.repository }, api: { ...compose.services.api, image: api.repository } } });
-const envelopeFor = (service: 'web' | 'api') =>
-  envelopeOf(payloadOf({ service, repository: (service === 'web' ? web : api).repository, digest: (service === 'web' ? web : api).digest, host: 'test-host', ...(service === 'api' ? { env: { UPSTREAM } } : {}) }), key);
+const envelopeFor = (service: 'web' | 'api', signer = key) =>
+  envelopeOf(payloadOf({ service, repository: (service === 'web' ? web : api).repository, digest: (service === 'web' ? web : api).digest, host: 'test-host', ...(service === 'api' ? { env: { UPSTREAM } } : {}) }), signer);
 
 const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const containerOf = (env: string, service: string) => docker('ps', '-q', '--filter', `label=dev.denv.slot=${env}/${service}`);
@@ -83,7 +83,7 @@ describe('image services of one env on one network', () => {
     expect(unknown.body.error.message).toMatch(/^envelopes\.2: it signs service "db"/);
   });
 
-  it('deploys both with one envelope each; they reach each other by service name; each is published on 127.0.0.1', async () => {
+  it('deploys both with one envelope each, api after web (depends_on); they reach each other by service name; each is published on 127.0.0.1; a refused web changes nothing', async () => {
     const dep = await deploy({ compose: composeOf(), envelopes: [envelopeFor('api'), envelopeFor('web')] });
     expect(dep.status, dep.error ?? '').toBe('succeeded');
     const pipelines = (dep.phases.find((p) => p.name === 'prepare')!.evidence as { pipelines: Record<string, { state: string }> }).pipelines;
@@ -107,6 +107,19 @@ describe('image services of one env on one network', () => {
     const envOf = docker('exec', apiContainer, '/bin/busybox', 'env').split('\n');
     expect(envOf).toEqual(expect.arrayContaining(['DENV_WEB_HOST=web', 'DENV_WEB_PORT=8080', 'DENV_API_HOST=api', 'DENV_API_PORT=9090', 'UPSTREAM=http://web:8080/', 'PORT=9090']));
     expect(await text(`${url('api')}/cgi-bin/upstream`)).toBe('hello from web');
+    // depends_on web: service_healthy — api's container started only after web's pipeline ended healthy.
+    const startedAt = (service: string) => Date.parse(JSON.parse(docker('inspect', containerOf(env.id, service)))[0].State.StartedAt);
+    expect(startedAt('api')).toBeGreaterThan(startedAt('web'));
+
+    // web's envelope forged: web is refused at verify, api (which waits for web) is not deployed; nothing changed.
+    const before = { web: containerOf(env.id, 'web'), api: apiContainer, version: env.current_version };
+    const refused = await deploy({ compose: composeOf(), envelopes: [envelopeFor('web', testKey()), envelopeFor('api')] });
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toMatch(/^start: web: verify: .*; api: not deployed: web did not become healthy \(depends_on\)$/);
+    expect(refused.phases.find((p) => p.name === 'verdict')!.evidence).toMatchObject({ changed: false, refused: { web: 'verify' } });
+    const after = (await h.api.get(`/v1/envs/${env.id}`)).body;
+    expect(after).toMatchObject({ status: 'running', current_version: before.version });
+    expect({ web: containerOf(env.id, 'web'), api: containerOf(env.id, 'api'), version: after.current_version }).toEqual(before);
   }, 150_000);
 
   it('a container gets its limits, restart policy, stop signal and grace period; an OOM kill shows as OOMKilled in live status', async () => {

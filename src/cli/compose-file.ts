@@ -3,17 +3,24 @@
  * absolute path on the host (DESIGN "Contract details"), while users write it relative to the
  * Compose file, so the CLI resolves it before sending.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { parseSpec } from '../contracts/spec.js';
+import { PACKED_KEY } from '../contracts/load-spec.js';
+import { parseSpec, type Spec } from '../contracts/spec.js';
 import { CliError } from './cli-error.js';
+import { loadComposeFile } from './load-compose-file.js';
+import { packFiles } from './pack-files.js';
 
 export interface ComposeFile {
   /** Absolute path of the file read. */
   readonly path: string;
-  /** The document with working dirs resolved: what the CLI sends as `compose`. */
+  /** The loaded model with working dirs resolved and files packed: what the CLI sends as `compose`. */
   readonly doc: Record<string, unknown>;
+  /** The canonical Compose model as loaded (what `denv config` prints). */
+  readonly model: Record<string, unknown>;
+  /** Loader warnings (unset variables …) to show the user. */
+  readonly warnings: readonly string[];
+  /** Fields accepted without effect (`services.web.container_name` …), to show the user. */
+  readonly ignored: readonly string[];
 }
 
 /**
@@ -45,33 +52,25 @@ function resolveService(service: Record<string, unknown>, composeDir: string): R
 }
 
 /**
- * Read, resolve and validate a Compose file. Validation uses the same `parseSpec` as the server,
- * so a mistake is reported with its path before anything is sent.
+ * Load a Compose file per the Compose specification (`.env`, env_file, include, extends,
+ * profiles; load-compose-file.ts), resolve process services' working dirs, pack the files it
+ * reads or mounts beside itself (pack-files.ts), and validate the result with the same
+ * `parseSpec` as the server, so every problem is reported with its path before anything is sent.
  */
-export async function readComposeFile(file: string): Promise<ComposeFile> {
-  const absolute = path.resolve(file);
-  let text: string;
+export async function readComposeFile(file: string, opts: { readonly profiles?: readonly string[]; readonly unsetEnv?: 'error' | 'warn' } = {}): Promise<ComposeFile> {
+  const loaded = await loadComposeFile(file, { profiles: opts.profiles ?? [] });
+  const projectDir = path.dirname(loaded.path);
+  const resolved = resolveWorkingDirs(loaded.model, projectDir);
+  const warnings = [...loaded.warnings];
+  const packed = await packFiles(resolved, projectDir, { unsetEnv: opts.unsetEnv ?? 'error', warnings });
+  const doc = packed ? { ...resolved, [PACKED_KEY]: packed } : resolved;
+  let spec: Spec;
   try {
-    text = await readFile(absolute, 'utf8');
+    spec = parseSpec(doc);
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code === 'ENOENT') throw new CliError('NOT_FOUND', `no compose file at ${absolute} (pass -f <file>)`);
-    throw new CliError('BAD_REQUEST', `cannot read ${absolute}: ${(err as Error).message}`);
+    throw new CliError('INVALID_COMPOSE', `${loaded.path}:\n${(err as Error).message}`);
   }
-  let parsed: unknown;
-  try {
-    parsed = parseYaml(text);
-  } catch (err) {
-    throw new CliError('INVALID_COMPOSE', `${absolute}: not valid YAML: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!isPlainObject(parsed)) throw new CliError('INVALID_COMPOSE', `${absolute}: expected a mapping with "services"`);
-  const doc = resolveWorkingDirs(parsed, path.dirname(absolute));
-  try {
-    parseSpec(doc);
-  } catch (err) {
-    throw new CliError('INVALID_COMPOSE', `${absolute}: ${(err as Error).message}`);
-  }
-  return { path: absolute, doc };
+  return { path: loaded.path, model: loaded.model, doc, warnings, ignored: spec.ignored ?? [] };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

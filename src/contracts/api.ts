@@ -53,6 +53,12 @@ export const listQuery = z.strictObject({
   after: z.string().max(512).optional(),
 });
 export const deploymentsQuery = listQuery.extend({ env: z.string().max(100).optional() });
+/** `GET /v1/envs` filters: `project` (id or name) and `name` (the env's name), so clients can
+ *  address an env as `<project>/<env>`. Unknown keys are refused like everywhere else. */
+export const envsQuery = listQuery.extend({
+  project: z.string().min(1).max(100).optional(),
+  name: z.string().min(1).max(100).optional(),
+});
 /** `reveal=true` (admin-scoped tokens only): answer stored `environment` values and file contents
  *  instead of "***". */
 export const revealFlag = z.enum(['true', 'false']).default('false').transform((v) => v === 'true');

@@ -87,8 +87,8 @@ export const SERVICE_FIELDS: Readonly<Record<string, FieldPolicy>> = {
   dns_opt: refused(`${ONE_NETWORK}; custom resolvers are not supported`),
   dns_search: refused(`${ONE_NETWORK}; custom resolvers are not supported`),
   volumes_from: refused('share data through a named volume (a dataset) instead'),
-  tmpfs: refused('tmpfs mounts are not supported yet'),
-  read_only: refused('a read-only root filesystem is not supported yet'),
+  tmpfs: honoured, // image services
+  read_only: honoured, // image services
   shm_size: refused('not supported yet'),
   ulimits: refused('not supported yet; use deploy.resources.limits'),
   group_add: refused('supplementary groups are not supported; set user:'),

@@ -95,6 +95,8 @@ export interface Version {
   readonly number: number;
   readonly healthy: boolean;
   readonly snapshot: string | null;
+  /** When snapshot retention deleted the version's snapshot (null: not pruned); it can then no longer be rolled back to or forked. */
+  readonly snapshot_pruned_at?: string | null;
   readonly services: Spec['services'];
   readonly volumes: Spec['volumes'];
   readonly created_at: string;

@@ -193,9 +193,31 @@ export interface Commands {
     payload: { env: string };
     result: LiveStatus;
   };
+  /** Snapshot retention (issue 9): delete the env's snapshots named in `remove`, never one named in
+   *  `keep` (keep wins), and leave any other alone (a snapshot made after the control plane decided
+   *  is never in `remove`). Idempotent: a missing snapshot is skipped. `kept`: the snapshots left on
+   *  the host; `freed_bytes`: the bytes the removed ones held (file sizes; on btrfs, data shared
+   *  with other subvolumes is counted too). */
+  'env.prune_snapshots': {
+    payload: { env: string; keep: string[]; remove: string[] };
+    result: { removed: string[]; kept: string[]; freed_bytes: number };
+  };
+  /** The env's snapshots on the host, with the bytes each dataset holds (a bounded walk: `truncated`
+   *  when it stopped counting). */
+  'env.snapshots': {
+    payload: { env: string };
+    result: { snapshots: SnapshotUsage[] };
+  };
+}
+
+export interface SnapshotUsage {
+  readonly name: string;
+  readonly bytes: number;
+  readonly truncated: boolean;
+  readonly datasets: readonly { readonly name: string; readonly bytes: number; readonly truncated: boolean }[];
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh'] as const satisfies readonly CommandKind[];
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots'] as const satisfies readonly CommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

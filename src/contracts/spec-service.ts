@@ -188,13 +188,14 @@ function exposeOf(input: unknown, path: string, problems: Problems): number[] {
 const MOUNT_HELP = 'expected NAME:/path[:ro], ./relative:/path[:ro] or {type: volume|bind, source, target, read_only}';
 
 /** `volumes` of a service: named volumes (datasets) and bind mounts. */
-function mountsOf(input: unknown, path: string, ctx: ServiceContext, image: boolean): { volumes: VolumeMount[]; binds: BindMount[] } {
+function mountsOf(input: unknown, path: string, ctx: ServiceContext, image: boolean): { volumes: VolumeMount[]; binds: BindMount[]; tmpfs: string[] } {
   const volumes: VolumeMount[] = [];
   const binds: BindMount[] = [];
-  if (input === undefined || input === null) return { volumes, binds };
+  const tmpfs: string[] = [];
+  if (input === undefined || input === null) return { volumes, binds, tmpfs };
   if (!Array.isArray(input)) {
     ctx.problems.add(path, 'expected a list');
-    return { volumes, binds };
+    return { volumes, binds, tmpfs };
   }
   input.forEach((entry, i) => {
     const at = `${path}.${i}`;
@@ -215,7 +216,10 @@ function mountsOf(input: unknown, path: string, ctx: ServiceContext, image: bool
       source = String(entry.source ?? '');
       target = entry.target;
       readOnly = entry.read_only === true;
-      for (const key of ['volume', 'bind', 'consistency']) if (entry[key] !== undefined) ctx.ignored.push(`${at}.${key}`);
+      // Options without effect here; the loader's own defaults (`volume: {}`, `bind: {create_host_path: true}`) are not the user's.
+      if (isMap(entry.volume) && Object.keys(entry.volume).length > 0) ctx.ignored.push(`${at}.volume`);
+      if (isMap(entry.bind) && Object.keys(entry.bind).some((k) => k !== 'create_host_path')) ctx.ignored.push(`${at}.bind`);
+      if (entry.consistency !== undefined) ctx.ignored.push(`${at}.consistency`);
     } else return ctx.problems.add(at, MOUNT_HELP);
     if (type === 'volume') {
       if (!ctx.volumes.includes(source)) ctx.problems.add(at, `volume "${source}" is not declared under top-level volumes`);
@@ -231,9 +235,12 @@ function mountsOf(input: unknown, path: string, ctx: ServiceContext, image: bool
         // A host path the CLI did not pack: the agent mounts it only where its config allows the path.
         binds.push({ source, target, read_only: readOnly });
       } else ctx.problems.add(`${at}.source`, `${source} must be sent with the Compose file: deploy with the CLI (denv deploy -f), which packs files beside the Compose file`);
-    } else ctx.problems.add(`${at}.type`, `not supported by denv: "${type}" mounts (use a named volume or a bind mount of a file beside the Compose file)`);
+    } else if (type === 'tmpfs') {
+      if (!image) return ctx.problems.add(`${at}.type`, 'tmpfs mounts are for image services; a process service writes to its working_dir or a dataset');
+      tmpfs.push(target);
+    } else ctx.problems.add(`${at}.type`, `not supported by denv: "${type}" mounts (use a named volume, a tmpfs, or a bind mount of a file beside the Compose file)`);
   });
-  return { volumes, binds };
+  return { volumes, binds, tmpfs };
 }
 
 function dependsOf(input: unknown, path: string, ctx: ServiceContext, self: string): Record<string, Dependency> {
@@ -249,7 +256,7 @@ function dependsOf(input: unknown, path: string, ctx: ServiceContext, self: stri
   else if (isMap(input)) {
     for (const [name, dep] of Object.entries(input)) {
       if (isMap(dep)) {
-        if (dep.restart !== undefined) ctx.ignored.push(`${path}.${name}.restart`);
+        if (dep.restart === true) ctx.ignored.push(`${path}.${name}.restart`); // false is the loader's default
         add(name, dep.condition, dep.required, `${path}.${name}`);
       } else add(name, undefined, true, `${path}.${name}`);
     }
@@ -339,7 +346,11 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
   }
   const x = normalizeServiceXDenv(input['x-denv'], path, p);
   const published = portsOf(input.ports, `${path}.ports`, p);
-  const { volumes, binds } = mountsOf(input.volumes, `${path}.volumes`, ctx, image !== null);
+  const { volumes, binds, tmpfs } = mountsOf(input.volumes, `${path}.volumes`, ctx, image !== null);
+  const tmpfsField = input.tmpfs === undefined || input.tmpfs === null ? [] : Array.isArray(input.tmpfs) ? input.tmpfs.map(String) : [String(input.tmpfs)];
+  if (tmpfsField.length > 0 && image === null) p.add(`${path}.tmpfs`, 'tmpfs mounts are for image services; a process service writes to its working_dir or a dataset');
+  for (const t of tmpfsField) tmpfs.push(t.split(':')[0]!);
+  if (input.read_only === true && image === null) p.add(`${path}.read_only`, 'a process service has no root filesystem of its own; read_only is for image services');
   const user = input.user === undefined || input.user === null ? null : text(input.user);
   if (user !== null && !/^[a-z_][a-z0-9_.-]*(:[a-z_][a-z0-9_.-]*)?$|^\d+(:\d+)?$|^[a-z_][a-z0-9_.-]*:\d+$|^\d+:[a-z_][a-z0-9_.-]*$/i.test(user)) p.add(`${path}.user`, 'expected user, uid, user:group or uid:gid');
   const deploy = isMap(input.deploy) ? input.deploy : {};
@@ -380,5 +391,7 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     binds,
     build,
     networks,
+    ...(input.read_only === true && image !== null ? { read_only: true } : {}),
+    ...(tmpfs.length > 0 && image !== null ? { tmpfs } : {}),
   };
 }

@@ -108,6 +108,10 @@ export interface ServiceSpec {
   readonly build?: BuildSpec | null;
   /** Networks the service joins (names of the Compose file's networks; all map to the env's one network). */
   readonly networks?: readonly string[];
+  /** Image services: a read-only root filesystem (Compose `read_only`). */
+  readonly read_only?: boolean;
+  /** Image services: paths mounted as tmpfs (Compose `tmpfs`, and `volumes` of type tmpfs). */
+  readonly tmpfs?: readonly string[];
 }
 
 /** A packed file or directory tree (bind mount source, secret or config): paths relative to its root. */

@@ -46,6 +46,14 @@ function nestDottedXDenv(doc: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
+/** Every string value (not key) with `$$` read as `$`. */
+function unescapeStrings(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('$$') ? value.replaceAll('$$', '$') : value;
+  if (Array.isArray(value)) return value.map(unescapeStrings);
+  if (isMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unescapeStrings(v)]));
+  return value;
+}
+
 /** Apply a field table to the keys of `node`: refused and unknown keys become problems, ignored ones are listed. */
 export function checkFields(node: Record<string, unknown>, table: Readonly<Record<string, FieldPolicy>>, path: string, problems: Problems, ignored: string[]): void {
   for (const key of Object.keys(node)) {
@@ -130,7 +138,10 @@ function normalizeGrants(kind: 'secrets' | 'configs', input: unknown, packed: Re
       if (!tree) problems.add(`${path}.file`, `${def.file} must be sent with the Compose file: deploy with the CLI (denv deploy -f), which packs it`);
       else files[`${singular}:${name}`] = tree;
     } else if (typeof def.environment === 'string') {
-      problems.add(`${path}.environment`, `must be read where the Compose file is loaded: deploy with the CLI (denv deploy -f), which packs it`);
+      // Read from the environment where the Compose file was loaded: the CLI packs it as `env:<VAR>`.
+      const tree = packed[`env:${def.environment}`];
+      if (!tree) problems.add(`${path}.environment`, `${def.environment} must be read where the Compose file is loaded: deploy with the CLI (denv deploy -f), which packs it`);
+      else files[`${singular}:${name}`] = tree;
     } else problems.add(path, 'expected file or content');
   }
   return Object.keys(input);
@@ -160,7 +171,9 @@ export function parseSpec(source: string | Record<string, unknown>): Spec {
   if (!isMap(doc)) throw new DenvError('INVALID_COMPOSE', 'compose: expected a mapping with "services"');
   const problems = new Problems();
   const ignored: string[] = [];
-  const nested = nestDottedXDenv(doc);
+  // The loaded model writes a literal `$` as `$$` (Compose's escaped form); the Spec holds values
+  // as the service sees them. `${DENV_…}` references stay: the host fills them in at start.
+  const nested = nestDottedXDenv(unescapeStrings(doc) as Record<string, unknown>);
   const packed = readPacked(nested['x-denv-packed'], problems);
   const top = Object.fromEntries(Object.entries(nested).filter(([k]) => k !== 'x-denv-packed'));
   checkFields(top, TOP_LEVEL_FIELDS, 'compose', problems, ignored);

@@ -17,6 +17,8 @@ import { openStore } from './store/open-store.js';
 import { sweepHostHealth } from './sweeps/host-health.js';
 import { Sweeper } from './sweeps/sweeper.js';
 import { sweepMonitor } from './sweeps/monitor.js';
+import { SnapshotRetention } from './sweeps/snapshot-retention.js';
+import { DEFAULT_KEEP_SNAPSHOTS } from './retention/keep-set.js';
 import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
 import { hostPlanner, type Planner } from './lifecycle/planner.js';
 import { createControlPlaneMetrics } from './telemetry/prometheus.js';
@@ -58,6 +60,9 @@ export interface ControlPlaneOptions {
   readonly streamLimits?: Partial<StreamLimits>;
   /** `/agent/ws` limits before `welcome` (defaults in agent-gateway.ts). */
   readonly agentAdmission?: Partial<AdmissionLimits>;
+  /** Snapshot retention: besides the current version's, the snapshots of this many latest healthy
+   *  versions are kept (default 3), plus those forks or unfinished operations need. */
+  readonly keepSnapshots?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -100,7 +105,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   });
   const admin = await ensureAdminToken(db, opts.dataDir);
   const streams = new StreamHub(opts.streamLimits);
-  const app = await buildServer({ db, bus, engine, agents, streams }, { version: VERSION, log, metrics });
+  const keepSnapshots = opts.keepSnapshots ?? DEFAULT_KEEP_SNAPSHOTS;
+  const retention = new SnapshotRetention({ db, agents, keepRecent: keepSnapshots, log });
+  const app = await buildServer({ db, bus, engine, agents, streams, keepSnapshots }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(
@@ -111,6 +118,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('monitor', timed('monitor', () => sweepMonitor(db)), 2000, bus, log),
     new Sweeper('planner', timed('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log })), 1000, bus, log),
     new Sweeper('telemetry', timed('telemetry', () => sweepTelemetry(db, opts.metricsRetentionMs ?? DEFAULT_METRICS_RETENTION_MS)), 30_000, bus, log),
+    new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
@@ -135,6 +143,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       if (closed) return;
       closed = true;
       clearInterval(healthTimer);
+      retention.stop();
       await Promise.all(sweepers.map((s) => s.stop()));
       await plansSettled();
       await engine.stop();

@@ -45,6 +45,10 @@ describe('HTTP input before and after authentication', () => {
     }
     const health = await raw(`${cp.url}/healthz`, { method: 'GET' });
     expect(health.status).toBe(200);
+    // The order is observable: a body that does not parse, or is over the route's limit, still
+    // gets 401 (the token was checked first), never 400 or 413.
+    expect((await raw(`${cp.url}/v1/projects/input/deploy`, { body: '{"compose": [[[' })).status).toBe(401);
+    expect((await raw(`${cp.url}/v1/tokens`, { body: JSON.stringify({ name: 'x'.repeat(100 * 1024) }) })).status).toBe(401);
   });
 
   it('limits bodies to 64 KiB where no Compose is taken, and keeps 4 MiB where it is', async () => {

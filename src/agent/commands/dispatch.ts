@@ -27,7 +27,7 @@ type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
 
 /** Read-only kinds (telemetry): running one twice is harmless, so they bypass the command store
  *  and the command log — a log view every few seconds must not leave a file per request. */
-const READ_ONLY: ReadonlySet<string> = new Set<CommandKind>(['logs.request', 'status.refresh']);
+const READ_ONLY: ReadonlySet<string> = new Set<CommandKind>(['logs.request', 'status.refresh', 'env.snapshots']);
 
 export interface Dispatcher {
   /** Handle one command; resolves once it is answered (or left pending for `flush`). */

@@ -12,6 +12,8 @@ import { envRollback } from './env-rollback.js';
 import { envSnapshot } from './env-snapshot.js';
 import { envRelease } from './env-release.js';
 import { envStop } from './env-stop.js';
+import { envPruneSnapshots } from './env-prune-snapshots.js';
+import { envSnapshots } from './env-snapshots.js';
 import type { CommandHandler } from './handler.js';
 import { verifyCollect } from './verify-collect.js';
 import { verifyRun } from './verify-run.js';
@@ -32,6 +34,8 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.release': envRelease,
   'logs.request': logsRequest,
   'status.refresh': statusRefresh,
+  'env.prune_snapshots': envPruneSnapshots,
+  'env.snapshots': envSnapshots,
 };
 
 export function isCommandKind(kind: string): kind is CommandKind {

@@ -46,6 +46,8 @@ const serviceSpec = z.object({
   binds: z.array(z.object({ source: z.string().min(1), target: z.string().min(1), read_only: z.boolean() })).optional(),
   build: z.object({ context: z.string(), dockerfile: z.string().nullable(), args: z.record(z.string(), z.string()), target: z.string().nullable() }).nullable().optional(),
   networks: z.array(z.string()).optional(),
+  read_only: z.boolean().optional(),
+  tmpfs: z.array(z.string().startsWith('/')).optional(),
 });
 
 const services = z.record(name, serviceSpec).refine((s) => Object.keys(s).length > 0, 'at least one service is required');
@@ -81,4 +83,6 @@ export const PAYLOADS = {
   'env.release': z.object({ env: name }),
   'logs.request': z.object({ env: name, lines: z.number().int().min(0).max(200), follow_ms: ms.max(10 * 60_000) }),
   'status.refresh': z.object({ env: name }),
+  'env.prune_snapshots': z.object({ env: name, keep: z.array(name), remove: z.array(name) }),
+  'env.snapshots': z.object({ env: name }),
 } as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

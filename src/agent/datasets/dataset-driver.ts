@@ -21,4 +21,11 @@ export interface DatasetDriver {
   fork(fromEnv: string, snapName: string, toEnv: string, names: readonly string[]): Promise<string[]>;
   /** Delete the env's live datasets and snapshots; returns how many of each were removed. */
   destroy(env: string): Promise<{ datasets: number; snapshots: number }>;
+  /** The names of the env's snapshots on this host (none when the env is unknown). */
+  listSnapshots(env: string): Promise<string[]>;
+  /** Each dataset snapshot `snapName` holds, with its path (empty when the snapshot does not exist). */
+  snapshotDatasets(env: string, snapName: string): Promise<{ name: string; path: string }[]>;
+  /** Delete snapshot `snapName` of `env` (copy: rm; btrfs: `btrfs subvolume delete`); false when it
+   *  did not exist. Crash-safe: it is first renamed to a hidden name, so it is whole or gone. */
+  removeSnapshot(env: string, snapName: string): Promise<boolean>;
 }

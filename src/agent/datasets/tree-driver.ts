@@ -8,12 +8,15 @@
  * leaves the old tree or the new one, never a mix. A driver says only how to make a dataset, how
  * to clone a tree (a copy, or a btrfs snapshot) and how to delete one.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import { assertSafeName } from '../files.js';
 import type { DatasetDriver } from './dataset-driver.js';
 import { exists, swapInto, tmpName } from './staging.js';
+
+/** A tree `swapInto` moved aside (`<dest>.old-<hex>`) and had not yet deleted when a crash hit. */
+const RETIRED = /\.old-[0-9a-f]{8}$/;
 
 async function countEntries(dir: string): Promise<number> {
   const entries = await readdir(dir).catch(() => [] as string[]);
@@ -80,6 +83,31 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
     const counts = { datasets: await countEntries(path.join(dir, 'live')), snapshots: await countEntries(path.join(dir, 'snapshots')) };
     await this.removeTree(dir);
     return counts;
+  }
+
+  async listSnapshots(env: string): Promise<string[]> {
+    const entries = await readdir(path.join(this.envDir(env), 'snapshots')).catch(() => [] as string[]);
+    return entries.filter((e) => !e.startsWith('.') && !RETIRED.test(e)).sort();
+  }
+
+  async snapshotDatasets(env: string, snapName: string): Promise<{ name: string; path: string }[]> {
+    const dir = this.snapshotDir(env, snapName);
+    const entries = await readdir(dir).catch(() => [] as string[]);
+    return entries.filter((e) => !e.startsWith('.')).sort().map((name) => ({ name, path: path.join(dir, name) }));
+  }
+
+  async removeSnapshot(env: string, snapName: string): Promise<boolean> {
+    const dir = this.snapshotDir(env, snapName);
+    const retired = path.join(path.dirname(dir), tmpName(`pruned-${snapName}`));
+    const moved = await rename(dir, retired).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return false;
+        throw err;
+      },
+    );
+    if (moved) await this.removeTree(retired);
+    return moved;
   }
 
   private async existingSnapshot(env: string, snapName: string): Promise<string> {

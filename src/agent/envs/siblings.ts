@@ -32,17 +32,20 @@ export function siblingEnvironment(siblings: readonly SiblingAddress[]): Record<
   return env;
 }
 
-const DENV_REFERENCE = /\$\{(DENV_[A-Za-z0-9_]*)\}|\$(DENV_[A-Za-z0-9_]*)/g;
+const DENV_REFERENCE = /\$\{(DENV_[A-Za-z0-9_]*)(?:(:?-)([^}]*))?\}|\$(DENV_[A-Za-z0-9_]*)/g;
 
 /**
- * Replace `${DENV_X}` and `$DENV_X` in `value` with `vars.DENV_X`. A name `vars` does not hold
- * becomes the empty string, as an unset variable does under Compose; `missing` collects it so the
+ * Replace `${DENV_X}`, `${DENV_X:-default}`, `${DENV_X-default}` and `$DENV_X` in `value` with
+ * `vars.DENV_X`, as Compose interpolation would. A name `vars` does not hold becomes its default,
+ * or the empty string as an unset variable does under Compose; `missing` collects it so the
  * caller can report it.
  */
 export function fillDenvReferences(value: string, vars: Readonly<Record<string, string>>, missing?: Set<string>): string {
-  return value.replace(DENV_REFERENCE, (_all, braced: string | undefined, bare: string | undefined) => {
+  return value.replace(DENV_REFERENCE, (_all, braced: string | undefined, op: string | undefined, dflt: string | undefined, bare: string | undefined) => {
     const name = (braced ?? bare)!;
     const found = vars[name];
+    if (op === ':-' && (found === undefined || found === '')) return dflt ?? '';
+    if (op === '-' && found === undefined) return dflt ?? '';
     if (found === undefined) missing?.add(name);
     return found ?? '';
   });

@@ -24,7 +24,9 @@ import { answerOf, runPipeline } from '../pipeline/run-pipeline.js';
 import { slotPort } from '../pipeline/stages/recreate.js';
 import { slotPortOwner } from '../runtimes/docker/slot.js';
 import { serviceKey } from '../runtimes/process/service-env.js';
+import { DenvError } from '../../contracts/errors.js';
 import { activateSlot } from './docker-slots.js';
+import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
 import { summarizeFailures, type VersionRequest } from './start-version.js';
 
@@ -69,33 +71,62 @@ interface ImagePart {
   readonly pipelines: Record<string, PipelineAnswer>;
 }
 
+/** Terminal states after which the service runs (healthy): its dependents may start. */
+const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'success_degraded']);
+
+/**
+ * Run each image service's pipeline, in `depends_on` order among the image services (a service
+ * waits for each image dependency's pipeline to end healthy; a required one that does not keeps
+ * it from being deployed). Dependencies on process services cannot hold an image back: process
+ * services start after every image service.
+ */
 async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>): Promise<ImagePart> {
   const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
+  const images = Object.fromEntries(names.map((n) => [n, req.services[n]!]));
+  const cycle = findCycle(images);
+  if (cycle) throw new DenvError('AGENT_ERROR', `depends_on has a cycle: ${cycle}`);
   const siblings = await imageSiblings(host, req);
-  await Promise.all(
-    names.map(async (name) => {
+  const runs = new Map<string, Promise<boolean>>();
+  /** Deploy `name` once its image dependencies are up; resolves whether it runs. */
+  const bring = (name: string): Promise<boolean> => {
+    const known = runs.get(name);
+    if (known) return known;
+    const started = deployOne(name);
+    runs.set(name, started);
+    return started;
+  };
+  const deployOne = async (name: string): Promise<boolean> => {
+    for (const [dep, d] of dependenciesOf(images, name)) {
+      if ((await bring(dep)) || !d.required) continue;
       const slot = { scope: req.env, service: name };
-      const run = await runPipeline(host, {
-        mode: 'deploy',
-        slot,
-        envelope: envelopeFor(req, name),
-        spec: req.services[name]!,
-        datasets,
-        version: req.version,
-        siblings,
-        names: { ...(req.project !== undefined ? { project: req.project } : {}), ...(req.env_name !== undefined ? { env: req.env_name } : {}) },
-      });
-      // Refused before any effect on a slot that never ran: give back the port reserved above.
-      if (run.state === 'failure' && !(await host.slots.read(slot))) await host.ports.release(slotPortOwner(slot));
-      part.pipelines[name] = answerOf(run);
-      part.services[name] = { pid: null, port: run.port ?? 0, ...(run.logTail ? { log_tail: [...run.logTail] } : {}) };
-      if (run.state === 'failure' || run.state === 'failure_rolled_back') {
-        part.failures.push({ service: name, outcome: run.state === 'failure' ? 'start_failed' : 'unhealthy', message: `${name}: ${run.error ?? run.state}` });
-      } else if (run.endpoint && run.port !== null) {
-        part.endpoints.push({ service: name, url: run.endpoint, port: run.port });
-      }
-    }),
-  );
+      if (!(await host.slots.read(slot))) await host.ports.release(slotPortOwner(slot));
+      part.services[name] = { pid: null, port: 0 };
+      part.failures.push({ service: name, outcome: 'start_failed', message: `${name}: not deployed: ${dep} did not become healthy (depends_on)` });
+      return false;
+    }
+    const slot = { scope: req.env, service: name };
+    const run = await runPipeline(host, {
+      mode: 'deploy',
+      slot,
+      envelope: envelopeFor(req, name),
+      spec: req.services[name]!,
+      datasets,
+      version: req.version,
+      siblings,
+      names: { ...(req.project !== undefined ? { project: req.project } : {}), ...(req.env_name !== undefined ? { env: req.env_name } : {}) },
+    });
+    // Refused before any effect on a slot that never ran: give back the port reserved above.
+    if (run.state === 'failure' && !(await host.slots.read(slot))) await host.ports.release(slotPortOwner(slot));
+    part.pipelines[name] = answerOf(run);
+    part.services[name] = { pid: null, port: run.port ?? 0, ...(run.logTail ? { log_tail: [...run.logTail] } : {}) };
+    if (run.state === 'failure' || run.state === 'failure_rolled_back') {
+      part.failures.push({ service: name, outcome: run.state === 'failure' ? 'start_failed' : 'unhealthy', message: `${name}: ${run.error ?? run.state}` });
+    } else if (run.endpoint && run.port !== null) {
+      part.endpoints.push({ service: name, url: run.endpoint, port: run.port });
+    }
+    return RUNNING_STATES.has(run.state);
+  };
+  await Promise.all(names.map(bring));
   return part;
 }
 

@@ -27,6 +27,9 @@ export interface SlotConfig {
   readonly command: readonly string[] | null;
   readonly workingDir: string | null;
   readonly health: HealthSpec;
+  /** Present only when set, so slots deployed before these existed keep their config hash. */
+  readonly readOnly?: true;
+  readonly tmpfs?: readonly string[];
 }
 
 /**
@@ -58,6 +61,8 @@ export function slotConfigOf(req: PipelineRequest, target: Target, network: Netw
     workingDir: target.run.working_dir,
     // With bridge networking only the published port is reachable from the host: probe that one.
     health: network === 'bridge' && target.health.kind === 'http' ? { ...target.health, port: null } : target.health,
+    ...(spec?.read_only ? { readOnly: true as const } : {}),
+    ...(spec?.tmpfs && spec.tmpfs.length > 0 ? { tmpfs: [...spec.tmpfs] } : {}),
   };
 }
 
@@ -96,6 +101,8 @@ export function composeInputOf(req: PipelineRequest, target: Target & { digest: 
     stopSignal: config.stopSignal,
     stopGraceMs: config.stopGraceMs,
     limits: config.limits,
+    readOnly: config.readOnly ?? false,
+    tmpfs: config.tmpfs ?? [],
   };
 }
 

@@ -21,6 +21,15 @@ const cache = new Map<string, { at: number; usage: Usage }>();
 export async function directoryUsage(dir: string, now = Date.now()): Promise<Usage> {
   const hit = cache.get(dir);
   if (hit && now - hit.at < CACHE_MS) return hit.usage;
+  const usage = await measureTree(dir);
+  cache.delete(dir);
+  cache.set(dir, { at: now, usage });
+  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  return usage;
+}
+
+/** The same walk, uncached, stopping after `maxEntries` entries (snapshot sizes, freed bytes). */
+export async function measureTree(dir: string, maxEntries = MAX_ENTRIES): Promise<Usage> {
   let bytes = 0;
   let seen = 0;
   let truncated = false;
@@ -29,7 +38,7 @@ export async function directoryUsage(dir: string, now = Date.now()): Promise<Usa
     const d = stack.pop()!;
     const entries = await readdir(d, { withFileTypes: true }).catch(() => []);
     for (const e of entries) {
-      if (++seen > MAX_ENTRIES) {
+      if (++seen > maxEntries) {
         truncated = true;
         break;
       }
@@ -39,9 +48,5 @@ export async function directoryUsage(dir: string, now = Date.now()): Promise<Usa
     }
     if (truncated) break;
   }
-  const usage = { bytes, truncated };
-  cache.delete(dir);
-  cache.set(dir, { at: now, usage });
-  while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
-  return usage;
+  return { bytes, truncated };
 }

@@ -1,13 +1,14 @@
 /**
  * `denv config -f F [--profile P]... [--format yaml|json]`: the Compose file as denv loads it,
  * printed like `docker compose config` (interpolated, env_file merged, extends/include resolved,
- * profiles applied, short syntax in long form). Exits non-zero listing every problem. Works
- * offline: it talks to no control plane.
+ * profiles applied, short syntax in long form), then checked against denv's own rules: a field
+ * denv refuses is a problem, one it accepts without effect is listed as ignored on stderr. Exits
+ * non-zero listing every problem. Works offline: it talks to no control plane.
  */
 import { Option, type Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import { examples, note, say } from '../help.js';
-import { loadComposeFile } from '../load-compose-file.js';
+import { readComposeFile } from '../compose-file.js';
 import { optionsOf } from '../config.js';
 import { toJson } from '../output.js';
 
@@ -37,8 +38,10 @@ export function registerConfig(program: Command): void {
     )
     .action(async (_o: unknown, cmd: Command) => {
       const opts = optionsOf<{ file: string; profile?: string[]; format: Format }>(cmd);
-      const loaded = await loadComposeFile(opts.file, { profiles: opts.profile ?? [] });
+      // readComposeFile loads the file the way `denv deploy` does, and applies denv's rules.
+      const loaded = await readComposeFile(opts.file, { profiles: opts.profile ?? [], unsetEnv: 'warn' });
       for (const w of loaded.warnings) note(`warning: ${w}`);
+      if (loaded.ignored.length > 0) note(`ignored (no effect under denv): ${loaded.ignored.join(', ')}`);
       say(formatModel(loaded.model, opts.format));
     });
 }

@@ -14,6 +14,7 @@ import { toJson } from '../output.js';
 import { exitCodeFor, watchDeployment } from '../watch.js';
 import { readEnvelopeFiles } from '../envelope-options.js';
 import { pendingPlanText } from './env-lifecycle.js';
+import { parseTarget, TARGET_FORMS, type DeployTarget } from '../target-option.js';
 
 /** What the deploy route answers (202). */
 export interface DeployAnswer {
@@ -28,6 +29,8 @@ export interface DeployRequest {
   readonly warm?: string;
   /** Signed envelopes, one per image service (`--envelope`, repeatable). */
   readonly envelopes?: readonly unknown[];
+  /** Where to place it (`--target`): a host by id or name, or a cloud; absent: the planner chooses. */
+  readonly target?: DeployTarget;
 }
 
 /** Make sure the project exists: reuse it (by id or name), else create it. Safe to race (409 = exists). */
@@ -51,6 +54,7 @@ export async function startDeploy(client: ApiClient, req: DeployRequest, signal?
   const body: Record<string, unknown> = { compose: req.composeDoc, env: req.env };
   if (req.warm !== undefined) body.warm = req.warm;
   if (req.envelopes && req.envelopes.length > 0) body.envelopes = req.envelopes;
+  if (req.target !== undefined) body.target = req.target;
   return client.post<DeployAnswer>(`/v1/projects/${seg(req.project)}/deploy`, body, signal);
 }
 
@@ -66,6 +70,8 @@ interface DeployOptions {
   readonly watch?: boolean;
   readonly json?: boolean;
   readonly envelope?: readonly string[];
+  readonly target?: DeployTarget;
+  readonly profile?: readonly string[];
 }
 
 export function registerDeploy(program: Command): void {
@@ -75,8 +81,10 @@ export function registerDeploy(program: Command): void {
     .option('-f, --file <path>', 'the Compose file', 'compose.yaml')
     .addOption(new Option('--project <name>', "project name or id, created if missing (default: the Compose file's top-level name)").env('DENV_PROJECT'))
     .option('--env <name>', 'environment name', 'production')
+    .option('--profile <name>', 'activate a Compose profile (repeatable; default: COMPOSE_PROFILES)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--warm <command>', 'a command run in the first service after it is healthy (the warm phase)')
     .option('--envelope <file>', 'a signed envelope (denv sign) for one image service; repeat for each', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--target <target>', `where to deploy: ${TARGET_FORMS} (default: the planner picks a connected host)`, parseTarget)
     .option('--watch', 'follow the deployment to its end; exit 0 only if it succeeds')
     .option('--json', 'print JSON (the 202 answer, or with --watch the final deployment)')
     .addHelpText(
@@ -84,6 +92,7 @@ export function registerDeploy(program: Command): void {
       examples(
         'denv deploy -f compose.yaml --project hello',
         'denv deploy --project shop --env staging --watch',
+        'denv deploy --project shop --target host=web-1 --watch        # or host=<host id>, cloud=<cloud name>',
         'denv deploy --project shop --warm "node scripts/warm.js" --watch --json',
         'denv deploy --project shop --envelope web.envelope.json --envelope api.envelope.json --watch   # signed image services',
         '# working_dir of process services is resolved relative to the Compose file',
@@ -91,7 +100,10 @@ export function registerDeploy(program: Command): void {
     )
     .action(async (_o: unknown, cmd: Command) => {
       const opts = optionsOf<DeployOptions>(cmd);
-      const compose = await readComposeFile(opts.file);
+      const compose = await readComposeFile(opts.file, { profiles: opts.profile ?? [] });
+      // What the loader and denv's rules have to say, before anything is sent (stderr: --json stays parseable).
+      for (const w of compose.warnings) process.stderr.write(`warning: ${w}\n`);
+      if (compose.ignored.length > 0) process.stderr.write(`ignored (no effect under denv): ${compose.ignored.join(', ')}\n`);
       const fromFile = typeof compose.doc.name === 'string' ? compose.doc.name : undefined;
       const project = opts.project ?? fromFile;
       if (!project) {
@@ -99,7 +111,7 @@ export function registerDeploy(program: Command): void {
       }
       const client = clientFor(cmd);
       const envelopes = await readEnvelopeFiles(opts.envelope ?? []);
-      const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm, envelopes });
+      const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm, envelopes, target: opts.target });
       const waiting = await planAwaitingApproval(client, answer.env.id);
       if (waiting && !opts.json) say(waiting);
       if (!opts.watch) {

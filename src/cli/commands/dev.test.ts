@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Env, Host } from '../../contracts/domain.js';
 import { agentArgv } from '../agent-child.js';
 import { redactUrl } from './server.js';
-import { clientFlagsFor, formatBanner, isFreshlyConnected } from './dev.js';
+import { clientFlagsFor, formatBanner, isFreshlyConnected, localAgentFlags } from './dev.js';
 
 const env: Env = {
   id: 'env_1',
@@ -22,6 +22,19 @@ describe('denv dev', () => {
   it('runs the agent as `denv agent` with the control URL and its own data dir (the key goes in the environment)', () => {
     expect(agentArgv('/pkg/bin/denv', 'http://127.0.0.1:4600', '/d/agent')).toEqual(['/pkg/bin/denv', 'agent', '--control', 'http://127.0.0.1:4600', '--data-dir', '/d/agent']);
     expect(agentArgv('/pkg/bin/denv', 'http://127.0.0.1:4600', '/d/agent', '/etc/denv/agent.yaml')).toEqual(['/pkg/bin/denv', 'agent', '--control', 'http://127.0.0.1:4600', '--data-dir', '/d/agent', '--config', '/etc/denv/agent.yaml']);
+  });
+
+  it('hands --ports to the local agent after the flags it already passes', () => {
+    expect(localAgentFlags({})).toEqual([]);
+    expect(localAgentFlags({ ports: { min: 30000, max: 30099 } })).toEqual(['--ports', '30000-30099']);
+    const extra = ['--workloads', '/d-workloads', ...localAgentFlags({ ports: { min: 30000, max: 30099 } })];
+    expect(agentArgv('/pkg/bin/denv', 'http://127.0.0.1:4600', '/d/agent', undefined, extra)).toEqual(['/pkg/bin/denv', 'agent', '--control', 'http://127.0.0.1:4600', '--data-dir', '/d/agent', '--workloads', '/d-workloads', '--ports', '30000-30099']);
+  });
+
+  it('names the local host, the name signed envelopes bind to', () => {
+    const base = { url: 'u', adminToken: 't', tokenFile: 'f', app: null, example: false, clientFlags: '' };
+    expect(formatBanner({ ...base, host: { name: 'build-box', id: 'host_1' } })).toContain('  host: build-box  (host_1; signed envelopes bind to this name)\n');
+    expect(formatBanner({ ...base, host: { name: 'build-box', id: null } })).toContain('  host: build-box  (not connected yet; signed envelopes bind to this name)\n');
   });
 
   it('prints the UI link with the token, the API, the app and a deploy hint', () => {

@@ -5,6 +5,7 @@
  * bundled example (`examples/hello`) as project `hello`, env `production`, watching it live, then
  * prints where everything is. Runs until SIGINT/SIGTERM, then stops the agent and the control plane.
  */
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
@@ -19,6 +20,7 @@ import { formatError } from '../output.js';
 import { DENV_BIN, EXAMPLE_COMPOSE, PACKAGE_ROOT } from '../paths.js';
 import { onShutdown } from '../signals.js';
 import { watchDeployment } from '../watch.js';
+import { parsePortRange } from './agent.js';
 import { startDeploy } from './deploy.js';
 
 const EXAMPLE_PROJECT = 'hello';
@@ -30,6 +32,7 @@ interface DevOptions {
   readonly databaseUrl?: string;
   readonly example: boolean;
   readonly agentConfig?: string;
+  readonly ports?: { min: number; max: number };
 }
 
 export interface BannerInput {
@@ -41,6 +44,8 @@ export interface BannerInput {
   readonly example: boolean;
   /** Flags a client in another terminal needs to reach this control plane (`--port 4700` …). */
   readonly clientFlags: string;
+  /** The local agent's name (what signed envelopes bind to) and its host id, null until it has connected. */
+  readonly host?: { readonly name: string; readonly id: string | null };
 }
 
 /** The flags to add to `denv …` client commands for a non-default port or data dir (pure). */
@@ -54,6 +59,9 @@ export function clientFlagsFor(port: number, dataDirArg: string): string {
 /** What `denv dev` prints once it is up (pure). */
 export function formatBanner(b: BannerInput): string {
   const lines = ['', 'denv is running.', `  UI:   ${b.url}/#token=${b.adminToken}`, `  API:  ${b.url}  (token in ${b.tokenFile})`];
+  if (b.host !== undefined) {
+    lines.push(`  host: ${b.host.name}  (${b.host.id ?? 'not connected yet'}; signed envelopes bind to this name)`);
+  }
   if (b.example) {
     const endpoints = b.app?.endpoints ?? [];
     if (endpoints.length > 0) endpoints.forEach((e) => lines.push(`  app:  ${e.service} → ${e.url}`));
@@ -71,6 +79,22 @@ export function formatBanner(b: BannerInput): string {
 }
 
 /**
+ * The name the local agent goes by: its agent.yaml's `name`, else the machine's hostname — the
+ * agent's own rule, read the agent's way. Not the host record's name: that is the name the agent
+ * enrolled with, and a later change of agent.yaml does not rename the record.
+ */
+async function localAgentName(agentConfig: string | undefined): Promise<string> {
+  if (!agentConfig) return hostname();
+  const { loadAgentConfig } = await import('../../agent/config/agent-config.js');
+  return (await loadAgentConfig(agentConfig)).name;
+}
+
+/** The flags `denv dev` adds for its local agent after its own (`--ports`), in agent argv form (pure). */
+export function localAgentFlags(o: { readonly ports?: { min: number; max: number } }): string[] {
+  return o.ports ? ['--ports', `${o.ports.min}-${o.ports.max}`] : [];
+}
+
+/**
  * A host that connected at or after `sinceMs`: the agent this run started, not the record a
  * previous run left saying `connected` (pure).
  */
@@ -81,16 +105,18 @@ export function isFreshlyConnected(host: Host, sinceMs: number): boolean {
 /**
  * Wait until a host has connected since `sinceMs`. The deploy's `place` phase takes the first
  * connected host at once and fails when there is none (and no cloud), so deploying before the
- * agent's first hello would fail for nothing. Resolves false on timeout.
+ * agent's first hello would fail for nothing. Resolves with that host (its name is the one the
+ * agent reported: agent.yaml's `name`, else the machine's hostname), or null on timeout.
  */
-async function waitForAgent(client: ApiClient, sinceMs: number, signal: AbortSignal): Promise<boolean> {
+async function waitForAgent(client: ApiClient, sinceMs: number, signal: AbortSignal): Promise<Host | null> {
   const deadline = Date.now() + AGENT_WAIT_MS;
   while (Date.now() < deadline) {
     const page = await client.get<Page<Host>>('/v1/hosts', { limit: 500 }, signal);
-    if (page.items.some((h) => isFreshlyConnected(h, sinceMs))) return true;
+    const host = page.items.find((h) => isFreshlyConnected(h, sinceMs));
+    if (host) return host;
     await delay(250, undefined, { signal });
   }
-  return false;
+  return null;
 }
 
 export function registerDev(program: Command): void {
@@ -100,11 +126,13 @@ export function registerDev(program: Command): void {
     .addOption(new Option('--database-url <url>', 'PostgreSQL server URL (default: embedded PostgreSQL in <data-dir>)').env('DATABASE_URL'))
     .option('--no-example', 'do not deploy the bundled example app (examples/hello)')
     .option('--agent-config <file>', "the local agent's agent.yaml (trusted keys, allowlists, listen for standalone deploys)")
+    .addOption(new Option('--ports <min-max>', 'host ports the local agent hands to services (default 20000-29999)').argParser(parsePortRange))
     .addHelpText(
       'after',
       examples(
         'denv dev',
         'denv dev --port 4700 --data-dir /tmp/denv --no-example',
+        'denv dev --ports 30000-30099 --agent-config agent.yaml   # the banner names the host envelopes bind to',
         '# in another terminal:',
         'denv deploy -f compose.yaml --project hello --watch',
       ),
@@ -130,7 +158,7 @@ export function registerDev(program: Command): void {
             ...(opts.agentConfig ? { config: path.resolve(opts.agentConfig) } : {}),
             // Services' files live beside the 0700 data dir; the developer's own directory and the
             // bundled examples may be working dirs (docs/security.md).
-            extra: ['--workloads', `${dataDir}-workloads`, '--allow-path', process.cwd(), '--allow-path', path.dirname(path.dirname(EXAMPLE_COMPOSE))],
+            extra: ['--workloads', `${dataDir}-workloads`, '--allow-path', process.cwd(), '--allow-path', path.dirname(path.dirname(EXAMPLE_COMPOSE)), ...localAgentFlags(opts)],
             write: say,
           });
           // The agent exiting on its own (not because we are stopping) ends `dev` with an error.
@@ -140,12 +168,11 @@ export function registerDev(program: Command): void {
           });
           const client = new ApiClient({ url: cp.url, token: () => cp.adminToken });
           const startup = (async () => {
-            if (!(await waitForAgent(client, spawnedAt, shutdown.signal))) {
-              say(`the local agent has not connected after ${AGENT_WAIT_MS / 1000} s; carrying on (see the [agent] lines)`);
-            }
+            const host = await waitForAgent(client, spawnedAt, shutdown.signal);
+            if (!host) say(`the local agent has not connected after ${AGENT_WAIT_MS / 1000} s; carrying on (see the [agent] lines)`);
             const app = opts.example ? await deployExample(client, shutdown.signal) : null;
             const tokenFile = path.join(dataDir, ADMIN_TOKEN_FILE);
-            say(formatBanner({ url: cp.url, adminToken: cp.adminToken, tokenFile, app, example: opts.example, clientFlags: clientFlagsFor(opts.port, opts.dataDir) }));
+            say(formatBanner({ url: cp.url, adminToken: cp.adminToken, tokenFile, app, example: opts.example, clientFlags: clientFlagsFor(opts.port, opts.dataDir), host: { name: await localAgentName(opts.agentConfig ? path.resolve(opts.agentConfig) : undefined).catch(() => host?.name ?? hostname()), id: host?.id ?? null } }));
           })();
           startup.catch(() => undefined); // settled below, or moot once stopping
           await Promise.race([startup.then(() => Promise.race([shutdown.stopped, agentDied])), shutdown.stopped, agentDied]);

@@ -12,6 +12,7 @@ import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { toJson } from '../output.js';
 import { exitCodeFor, watchDeployment } from '../watch.js';
+import { ENV_ARG_DESCRIPTION, resolveEnvId } from '../env-ref.js';
 
 interface ActionAnswer {
   readonly deployment: Deployment | null;
@@ -60,16 +61,16 @@ export function registerEnvLifecycle(env: Command): void {
     const sub = env
       .command(action.name)
       .description(action.description)
-      .argument('<env>', 'environment id')
+      .argument('<env>', ENV_ARG_DESCRIPTION)
       .option('--watch', 'follow the deployment the action starts; exit 0 only if it succeeds')
       .option('--json', 'print JSON ({deployment, env}, or with --watch the final deployment)');
     if (action.name === 'replan') sub.option('--guidance <text>', 'extra instructions for the planner, kept in the plan history');
-    sub.addHelpText('after', examples(`denv env ${action.name} env_0123abcd${action.name === 'replan' ? ' --guidance "use 2 replicas"' : ''}`, `denv env ${action.name} env_0123abcd --watch`));
+    sub.addHelpText('after', examples(`denv env ${action.name} env_0123abcd${action.name === 'replan' ? ' --guidance "use 2 replicas"' : ''}`, `denv env ${action.name} shop/production --watch`));
     sub.action(async (envId: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ json?: boolean; watch?: boolean; guidance?: string }>(cmd);
       const client = clientFor(cmd);
       const body = action.name === 'replan' && opts.guidance !== undefined ? { guidance: opts.guidance } : {};
-      const answer = await client.post<ActionAnswer>(`/v1/envs/${seg(envId)}/${action.path}`, body);
+      const answer = await client.post<ActionAnswer>(`/v1/envs/${seg(await resolveEnvId(client, envId))}/${action.path}`, body);
       await finish(cmd, client, answer, opts);
     });
   }
@@ -77,24 +78,26 @@ export function registerEnvLifecycle(env: Command): void {
   env
     .command('delete-record')
     .description('delete the env record (only from torn_down, separated or failed; events are kept)')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('--json', 'print JSON')
-    .addHelpText('after', examples('denv env delete-record env_0123abcd'))
+    .addHelpText('after', examples('denv env delete-record env_0123abcd', 'denv env delete-record shop/preview'))
     .action(async (envId: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ json?: boolean }>(cmd);
-      const out = await clientFor(cmd).delete<{ deleted: string }>(`/v1/envs/${seg(envId)}/record`);
+      const client = clientFor(cmd);
+      const out = await client.delete<{ deleted: string }>(`/v1/envs/${seg(await resolveEnvId(client, envId))}/record`);
       say(opts.json ? toJson(out) : `deleted the record of env ${out.deleted}`);
     });
 
   env
     .command('plan')
     .description('show the latest plan of an env: summary, status, guidance and the rendered artifact')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('--json', 'print the plans as JSON')
-    .addHelpText('after', examples('denv env plan env_0123abcd'))
+    .addHelpText('after', examples('denv env plan env_0123abcd', 'denv env plan shop/production --json'))
     .action(async (envId: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ json?: boolean }>(cmd);
-      const plans = await clientFor(cmd).get<{ items: (Plan & { artifact: string })[] }>(`/v1/envs/${seg(envId)}/plans`, { limit: 1 });
+      const client = clientFor(cmd);
+      const plans = await client.get<{ items: (Plan & { artifact: string })[] }>(`/v1/envs/${seg(await resolveEnvId(client, envId))}/plans`, { limit: 1 });
       if (opts.json) return say(toJson(plans));
       const plan = plans.items[0];
       if (!plan) return say('no plan yet');

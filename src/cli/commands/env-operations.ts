@@ -10,6 +10,7 @@ import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { toJson } from '../output.js';
 import { exitCodeFor, watchDeployment } from '../watch.js';
+import { ENV_ARG_DESCRIPTION, resolveEnvId } from '../env-ref.js';
 
 /** What the operation routes answer (202); `env` is the new env for fork. */
 export interface OperationAnswer {
@@ -50,63 +51,63 @@ export function registerEnvOperations(env: Command): void {
     env
       .command('fork')
       .description("fork the env's current version, data included, into a new env on the same host")
-      .argument('<env>', 'environment id')
+      .argument('<env>', ENV_ARG_DESCRIPTION)
       .option('--name <name>', 'name of the new env (default <env name>-fork-<suffix>)')
-      .addHelpText('after', examples('denv env fork env_0123abcd --watch', 'denv env fork env_0123abcd --name try-migration --json')),
+      .addHelpText('after', examples('denv env fork env_0123abcd --watch', 'denv env fork shop/production --name try-migration --json')),
   ).action(async (id: string, _o: unknown, cmd: Command) => {
     const opts = optionsOf<WatchFlags & { name?: string }>(cmd);
     const client = clientFor(cmd);
     const body = opts.name !== undefined ? { name: opts.name } : {};
-    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(id)}/fork`, body), opts);
+    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/fork`, body), opts);
   });
 
   withWatch(
     env
       .command('snapshot')
       .description('snapshot the env (services paused, every dataset snapshotted) as a new version')
-      .argument('<env>', 'environment id')
-      .addHelpText('after', examples('denv env snapshot env_0123abcd --watch')),
+      .argument('<env>', ENV_ARG_DESCRIPTION)
+      .addHelpText('after', examples('denv env snapshot env_0123abcd --watch', 'denv env snapshot shop/production')),
   ).action(async (id: string, _o: unknown, cmd: Command) => {
     const opts = optionsOf<WatchFlags>(cmd);
     const client = clientFor(cmd);
-    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(id)}/snapshot`, {}), opts);
+    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/snapshot`, {}), opts);
   });
 
   withWatch(
     env
       .command('rollback')
       .description('restore the env, data included, to a healthy snapshot version of it')
-      .argument('<env>', 'environment id')
+      .argument('<env>', ENV_ARG_DESCRIPTION)
       .argument('<version>', 'version id, or its number in the env')
-      .addHelpText('after', examples('denv env rollback env_0123abcd 2 --watch', 'denv env rollback env_0123abcd ver_4567cdef')),
+      .addHelpText('after', examples('denv env rollback env_0123abcd 2 --watch', 'denv env rollback shop/production ver_4567cdef')),
   ).action(async (id: string, version: string, _o: unknown, cmd: Command) => {
     const opts = optionsOf<WatchFlags>(cmd);
     const client = clientFor(cmd);
-    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(id)}/rollback`, { version: parseVersionRef(version) }), opts);
+    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/rollback`, { version: parseVersionRef(version) }), opts);
   });
 
   withWatch(
     env
       .command('verify')
       .description('freeze the AI agent service, collect its output, and grade it in a fork with the verifier')
-      .argument('<env>', 'environment id')
+      .argument('<env>', ENV_ARG_DESCRIPTION)
       .option('--resume', 'let the agent service run again once captured (default: it stays paused)')
       .addHelpText('after', examples('denv env verify env_0123abcd --watch', 'denv env verify env_0123abcd --watch --json | jq .phases[-1].evidence.reward')),
   ).action(async (id: string, _o: unknown, cmd: Command) => {
     const opts = optionsOf<WatchFlags & { resume?: boolean }>(cmd);
     const client = clientFor(cmd);
-    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(id)}/verify`, { resume: opts.resume === true }), opts);
+    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/verify`, { resume: opts.resume === true }), opts);
   });
 
   withWatch(
     env
       .command('destroy')
       .description('destroy the env: its processes, datasets, snapshots and ports on the host')
-      .argument('<env>', 'environment id')
-      .addHelpText('after', examples('denv env destroy env_0123abcd --watch')),
+      .argument('<env>', ENV_ARG_DESCRIPTION)
+      .addHelpText('after', examples('denv env destroy env_0123abcd --watch', 'denv env destroy shop/preview')),
   ).action(async (id: string, _o: unknown, cmd: Command) => {
     const opts = optionsOf<WatchFlags>(cmd);
     const client = clientFor(cmd);
-    await reportOperation(client, await client.delete<OperationAnswer>(`/v1/envs/${seg(id)}`), opts);
+    await reportOperation(client, await client.delete<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}`), opts);
   });
 }

@@ -13,6 +13,7 @@ import { formatLogLine, formatMetrics, formatStatusView, type Series, type Statu
 import { examples, note, say } from '../help.js';
 import { toJson } from '../output.js';
 import { onShutdown } from '../signals.js';
+import { ENV_ARG_DESCRIPTION, resolveEnvId } from '../env-ref.js';
 
 function parseLines(value: string): number {
   const n = Number(value);
@@ -30,32 +31,34 @@ export function registerEnvTelemetry(env: Command): void {
   env
     .command('status')
     .description('live status of an env: each workload ready or not, pid, restarts, last exit reason (e.g. OOMKilled), volume usage')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('--refresh', 'ask the agent to probe now instead of showing the last status it pushed')
     .option('--json', 'print the status as JSON')
-    .addHelpText('after', examples('denv env status env_0123abcd', 'denv env status env_0123abcd --refresh --json'))
+    .addHelpText('after', examples('denv env status env_0123abcd', 'denv env status shop/production --refresh --json'))
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ json?: boolean; refresh?: boolean }>(cmd);
-      const view = await clientFor(cmd).get<StatusView>(`/v1/envs/${seg(id)}/status`, { refresh: opts.refresh ? 'true' : undefined });
+      const client = clientFor(cmd);
+      const view = await client.get<StatusView>(`/v1/envs/${seg(await resolveEnvId(client, id))}/status`, { refresh: opts.refresh ? 'true' : undefined });
       say(opts.json ? toJson(view) : formatStatusView(view, Date.now()));
     });
 
   env
     .command('logs')
     .description('the last lines each workload of an env printed (at most 200 each); -f follows new lines until Ctrl-C')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('-f, --follow', 'keep printing new lines as the services print them')
     .option('--service <name>', 'only this service')
     .option('--lines <n>', 'lines per workload (1-200)', parseLines, 200)
     .option('--json', 'one JSON object per line ({service, version, at, text})')
-    .addHelpText('after', examples('denv env logs env_0123abcd', 'denv env logs env_0123abcd -f --service web --lines 20'))
+    .addHelpText('after', examples('denv env logs env_0123abcd', 'denv env logs shop/production -f --service web --lines 20'))
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ follow?: boolean; service?: string; lines: number; json?: boolean }>(cmd);
       const client = clientFor(cmd);
       const query = { service: opts.service, lines: opts.lines };
+      const envId = await resolveEnvId(client, id);
       const print = (l: LogLine, many: boolean) => say(opts.json ? JSON.stringify(l) : formatLogLine(l, many));
       if (!opts.follow) {
-        const page = await client.get<{ items: LogLine[]; error: string | null }>(`/v1/envs/${seg(id)}/logs`, query);
+        const page = await client.get<{ items: LogLine[]; error: string | null }>(`/v1/envs/${seg(envId)}/logs`, query);
         if (page.error) note(`note: the agent did not answer (${page.error}); showing the lines stored earlier`);
         const many = new Set(page.items.map((l) => l.service)).size > 1;
         for (const l of page.items) print(l, many);
@@ -63,7 +66,7 @@ export function registerEnvTelemetry(env: Command): void {
       }
       const shutdown = onShutdown();
       try {
-        const path = `/v1/envs/${seg(id)}/logs/stream?lines=${opts.lines}${opts.service ? `&service=${encodeURIComponent(opts.service)}` : ''}`;
+        const path = `/v1/envs/${seg(envId)}/logs/stream?lines=${opts.lines}${opts.service ? `&service=${encodeURIComponent(opts.service)}` : ''}`;
         // Several services: prefix every line (which ones will speak is not known in advance).
         const many = opts.service === undefined;
         for await (const msg of client.events(path, shutdown.signal)) {
@@ -80,17 +83,18 @@ export function registerEnvTelemetry(env: Command): void {
   env
     .command('metrics')
     .description('CPU, memory and uptime of each service of an env over a window')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('--window <duration>', 'how far back (e.g. 15m, 1h)', parseWindow, '15m')
     .option('--service <name>', 'only this service')
     .option('--json', 'print {metrics, uptime} as JSON')
-    .addHelpText('after', examples('denv env metrics env_0123abcd', 'denv env metrics env_0123abcd --window 1h --json'))
+    .addHelpText('after', examples('denv env metrics env_0123abcd', 'denv env metrics shop/production --window 1h --json'))
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ window: string; service?: string; json?: boolean }>(cmd);
       const client = clientFor(cmd);
+      const envId = await resolveEnvId(client, id);
       const [metrics, uptime] = await Promise.all([
-        client.get<{ window_ms: number; services: Series[] }>(`/v1/envs/${seg(id)}/metrics`, { window: opts.window, service: opts.service }),
-        client.get<{ window_ms: number; services: WorkloadUptime[] }>(`/v1/envs/${seg(id)}/uptime`, { window: opts.window }),
+        client.get<{ window_ms: number; services: Series[] }>(`/v1/envs/${seg(envId)}/metrics`, { window: opts.window, service: opts.service }),
+        client.get<{ window_ms: number; services: WorkloadUptime[] }>(`/v1/envs/${seg(envId)}/uptime`, { window: opts.window }),
       ]);
       if (opts.json) return say(toJson({ metrics, uptime }));
       const ups = opts.service ? uptime.services.filter((u) => u.service === opts.service) : uptime.services;

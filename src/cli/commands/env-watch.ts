@@ -11,7 +11,7 @@ import { onShutdown } from '../signals.js';
 
 export const ENV_LIST_POLL_MS = 1000;
 
-export async function watchEnvList(client: ApiClient, query: { limit?: number; after?: string }, opts: { json?: boolean; rows: (items: readonly Env[]) => string[][]; headers: readonly string[] }): Promise<void> {
+export async function watchEnvList(client: ApiClient, query: { limit?: number; after?: string; project?: string }, opts: { json?: boolean; rows: (items: readonly Env[]) => string[][]; headers: readonly string[] }): Promise<void> {
   const shutdown = onShutdown();
   let last = '';
   try {

@@ -1,7 +1,6 @@
 /** `denv env ls` and `denv env show <env>`. */
 import type { Command } from 'commander';
 import type { Endpoint, Env, Page } from '../../contracts/domain.js';
-import { seg } from '../client.js';
 import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { formatFields, formatTable, toJson } from '../output.js';
@@ -10,6 +9,9 @@ import { watchEnvList } from './env-watch.js';
 import { addPaging, noteNextPage } from './list-options.js';
 import { registerEnvLifecycle } from './env-lifecycle.js';
 import { registerEnvTelemetry } from './env-telemetry.js';
+import { registerEnvSnapshots } from './env-snapshots.js';
+import { registerEnvVersions } from './env-versions.js';
+import { ENV_ARG_DESCRIPTION, resolveEnv } from '../env-ref.js';
 
 export function formatEndpoints(endpoints: readonly Endpoint[]): string {
   return endpoints.map((e) => `${e.service}→${e.url}`).join(' ') || '—';
@@ -40,22 +42,23 @@ export function registerEnv(program: Command): void {
   const env = program
     .command('env')
     .description('environments: running instances of a project')
-    .addHelpText('after', examples('denv env ls', 'denv env show env_0123abcd'));
+    .addHelpText('after', examples('denv env ls', 'denv env show env_0123abcd', 'denv env status shop/production', '# an env is named by id, by <project>/<env>, or by a name unique across projects'));
   registerEnvLifecycle(env);
 
   const ls = env
     .command('ls')
     .description('list environments')
+    .option('--project <project>', 'only the envs of this project (id or name)')
     .option('--json', 'print the page as JSON ({items, next})')
     .option('--watch', 'print the list again whenever it changes, until Ctrl-C')
-    .addHelpText('after', examples('denv env ls', 'denv env ls --json', 'denv env ls --watch'));
+    .addHelpText('after', examples('denv env ls', 'denv env ls --project shop --json', 'denv env ls --watch'));
   addPaging(ls).action(async (_o: unknown, cmd: Command) => {
-    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string; watch?: boolean }>(cmd);
+    const opts = optionsOf<{ json?: boolean; limit?: number; after?: string; watch?: boolean; project?: string }>(cmd);
     if (opts.watch) {
       const headers = ['id', 'name', 'project', 'stage', 'status', 'version', 'endpoints'];
-      return watchEnvList(clientFor(cmd), { limit: opts.limit, after: opts.after }, { json: opts.json, rows: envRows, headers });
+      return watchEnvList(clientFor(cmd), { limit: opts.limit, after: opts.after, project: opts.project }, { json: opts.json, rows: envRows, headers });
     }
-    const page = await clientFor(cmd).get<Page<Env>>('/v1/envs', { limit: opts.limit, after: opts.after });
+    const page = await clientFor(cmd).get<Page<Env>>('/v1/envs', { limit: opts.limit, after: opts.after, project: opts.project });
     if (opts.json) return say(toJson(page));
     if (page.items.length === 0) return say('no environments yet: deploy one with `denv deploy -f compose.yaml --project <name>`');
     say(formatTable(['id', 'name', 'project', 'stage', 'status', 'version', 'endpoints'], envRows(page.items)));
@@ -65,15 +68,17 @@ export function registerEnv(program: Command): void {
   env
     .command('show')
     .description('show one environment: status, version, host, endpoints, last error')
-    .argument('<env>', 'environment id')
+    .argument('<env>', ENV_ARG_DESCRIPTION)
     .option('--json', 'print the environment as JSON')
-    .addHelpText('after', examples('denv env show env_0123abcd', 'denv env show env_0123abcd --json'))
+    .addHelpText('after', examples('denv env show env_0123abcd', 'denv env show shop/production --json'))
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const opts = optionsOf<{ json?: boolean }>(cmd);
-      const e = await clientFor(cmd).get<Env>(`/v1/envs/${seg(id)}`);
+      const e = await resolveEnv(clientFor(cmd), id);
       say(opts.json ? toJson(e) : formatEnvDetail(e));
     });
 
   registerEnvOperations(env);
   registerEnvTelemetry(env);
+  registerEnvSnapshots(env);
+  registerEnvVersions(env);
 }

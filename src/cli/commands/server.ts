@@ -13,11 +13,18 @@ interface ServerOptions {
   readonly host: string;
   readonly resendAfter?: number;
   readonly commandTimeout?: number;
+  readonly keepSnapshots?: number;
 }
 
 const positiveMs = (v: string): number => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of milliseconds');
+  return n;
+};
+
+const wholeNumber = (v: string): number => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 1000) throw new InvalidArgumentError('expected a whole number from 0 to 1000');
   return n;
 };
 
@@ -29,6 +36,7 @@ export function registerServer(program: Command): void {
     .addOption(new Option('--host <address>', 'address to listen on; agents on other machines need a reachable one').env('DENV_HOST').default('127.0.0.1'))
     .addOption(new Option('--resend-after <ms>', 'an in-flight agent command is not re-sent for this long (default 600000, seed 002)').argParser(positiveMs).env('DENV_RESEND_AFTER_MS'))
     .addOption(new Option('--command-timeout <ms>', 'bound on every phase (default 900000)').argParser(positiveMs).env('DENV_COMMAND_TIMEOUT_MS'))
+    .addOption(new Option('--keep-snapshots <n>', 'snapshot retention: keep the snapshots of the current version and of this many latest healthy versions per env (default 3), plus those forks and running operations need').argParser(wholeNumber).env('DENV_KEEP_SNAPSHOTS'))
     .addHelpText(
       'after',
       examples(
@@ -47,7 +55,7 @@ export function registerServer(program: Command): void {
         const { startControlPlane } = await import('../../control-plane/control-plane.js');
         const cp = await startControlPlane({
           port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say,
-          resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout,
+          resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout, keepSnapshots: opts.keepSnapshots,
         });
         try {
           say(`denv control plane listening on ${cp.url}`);

@@ -10,7 +10,8 @@ import { runAction } from './env-lifecycle.js';
 import { createDeployment } from '../operations/create-deployment.js';
 import { loadVersion, type VersionRecord } from '../operations/versions.js';
 import type { Db } from '../store/db.js';
-import { toDeployment, toEnv, type EnvRow } from '../store/rows.js';
+import { iso, toDeployment, toEnv, type EnvRow } from '../store/rows.js';
+import { snapshotPrunedAt } from '../store/snapshot-retention.js';
 import { assertForkable, createFork, shortSuffix } from './fork-source.js';
 import { route, type ApiContext } from './route.js';
 
@@ -54,6 +55,8 @@ async function rollbackTarget(db: Db, env: EnvRow, ref: string | number): Promis
   if (!v) throw new DenvError('CONFLICT', `cannot roll back to version ${ref}: env ${env.id} has no such version`);
   if (!v.healthy) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it is not healthy (the operation that created it did not succeed)`);
   if (!v.snapshot) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): it has no snapshot`);
+  const prunedAt = await snapshotPrunedAt(db, v.id);
+  if (prunedAt) throw new DenvError('CONFLICT', `cannot roll back to version ${v.id} (#${v.number}): its snapshot was pruned at ${iso(prunedAt)} (snapshot retention keeps the current and the latest healthy versions; see \`denv env snapshots ${env.id}\`)`);
   return v;
 }
 

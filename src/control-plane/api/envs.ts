@@ -1,4 +1,4 @@
-import { listQuery, revealListQuery } from '../../contracts/api.js';
+import { envsQuery, revealListQuery } from '../../contracts/api.js';
 import type { Version } from '../../contracts/domain.js';
 import { toEnv, toVersion, type VersionRow } from '../store/rows.js';
 import { findEnv } from './lookup.js';
@@ -8,9 +8,19 @@ import { route } from './route.js';
 
 export const envRoutes = [
   route({
-    method: 'GET', url: '/v1/envs', summary: 'List environments', query: listQuery,
+    method: 'GET', url: '/v1/envs', summary: 'List environments (optionally of one project, by id or name, and by env name)', query: envsQuery,
     async handler({ db }, { auth, query }) {
-      return listPage(db, { table: 'envs', where: 'team = $1', params: [auth.team] }, query, toEnv);
+      const params: unknown[] = [auth.team];
+      let where = 'team = $1';
+      if (query.project !== undefined) {
+        params.push(query.project);
+        where += ` and project in (select id from projects where team = $1 and (id = $${params.length} or name = $${params.length}))`;
+      }
+      if (query.name !== undefined) {
+        params.push(query.name);
+        where += ` and name = $${params.length}`;
+      }
+      return listPage(db, { table: 'envs', where, params }, query, toEnv);
     },
   }),
   route({

@@ -11,11 +11,13 @@ import type { VersionRecord } from '../operations/versions.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { appendEvent } from '../store/events.js';
+import { snapshotPrunedAt } from '../store/snapshot-retention.js';
 
 /** Refuse (409) a version that is not a healthy snapshot, or whose env's data is gone. */
 export async function assertForkable(db: Db, version: VersionRecord): Promise<void> {
   if (!version.healthy) throw new DenvError('CONFLICT', `version ${version.id} is not healthy (the operation that created it did not succeed); only healthy snapshots can be forked`);
   if (!version.snapshot) throw new DenvError('CONFLICT', `version ${version.id} has no snapshot to fork from`);
+  if (await snapshotPrunedAt(db, version.id)) throw new DenvError('CONFLICT', `version ${version.id} cannot be forked: its snapshot was pruned (snapshot retention)`);
   const owner = (await db.query<{ status: string; host: string | null }>('select status, host from envs where id = $1', [version.env]))[0];
   if (!owner || owner.status === 'torn_down' || owner.status === 'separated') {
     throw new DenvError('CONFLICT', `version ${version.id} cannot be forked: its env ${version.env} is ${owner?.status ?? 'gone'}, so its snapshots are no longer kept`);

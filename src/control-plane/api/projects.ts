@@ -1,7 +1,8 @@
 import { createProjectBody, deployBody, revealListQuery, revealQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
-import { parseSpec, splitCommand, type Spec } from '../../contracts/spec.js';
+import { splitCommand, type Spec } from '../../contracts/spec.js';
+import { loadSpec } from '../../contracts/load-spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
@@ -10,8 +11,8 @@ import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
 import { COMPOSE_BODY_LIMIT, route } from './route.js';
 
-function composeObject(compose: string | Record<string, unknown>): { spec: Spec; stored: unknown } {
-  const spec = parseSpec(compose);
+async function composeObject(compose: string | Record<string, unknown>): Promise<{ spec: Spec; stored: unknown }> {
+  const spec = await loadSpec(compose);
   return { spec, stored: compose };
 }
 
@@ -25,7 +26,7 @@ export const projectRoutes = [
   route({
     method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201, bodyLimit: COMPOSE_BODY_LIMIT,
     async handler({ db }, { auth, body }) {
-      const stored = body.compose !== undefined ? composeObject(body.compose).stored : null; // validates first: nothing written on bad Compose
+      const stored = body.compose !== undefined ? (await composeObject(body.compose)).stored : null; // validates first: nothing written on bad Compose
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
@@ -57,7 +58,7 @@ export const projectRoutes = [
       const project = await findProject(db, auth.team, params.project!);
       const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
       if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
-      const spec = parseSpec(compose);
+      const spec = await loadSpec(compose);
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {

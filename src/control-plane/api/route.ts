@@ -31,6 +31,8 @@ export interface ApiContext {
   readonly agents: AgentGateway;
   /** Event streams: per-token caps and the shared pollers. */
   readonly streams: StreamHub;
+  /** Snapshot retention: healthy versions kept besides the current one (default DEFAULT_KEEP_SNAPSHOTS). */
+  readonly keepSnapshots?: number;
 }
 
 export interface Call<B, Q> {

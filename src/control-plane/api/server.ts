@@ -24,6 +24,7 @@ import { SMALL_BODY_LIMIT, type ApiContext, type Auth, type RouteDef } from './r
 import { teamRoutes } from './teams.js';
 import { envTelemetryRoutes } from './env-telemetry.js';
 import { envStreamRoutes } from './env-streams.js';
+import { envSnapshotRoutes } from './env-snapshots.js';
 import { registerUi } from './ui.js';
 import type { ControlPlaneMetrics } from '../telemetry/prometheus.js';
 
@@ -36,7 +37,7 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {
@@ -67,9 +68,16 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
       url: r.url,
       bodyLimit: r.bodyLimit ?? SMALL_BODY_LIMIT,
       // Before the body is read: a caller without a valid token costs one hash and one lookup.
-      onRequest: async (req) => {
-        if (/%00/.test(req.url)) throw new DenvError('BAD_REQUEST', 'url: NUL characters are not allowed');
-        req.denvAuth = await authenticate(ctx.db, req);
+      onRequest: async (req, reply) => {
+        try {
+          if (/%00/.test(req.url)) throw new DenvError('BAD_REQUEST', 'url: NUL characters are not allowed');
+          req.denvAuth = await authenticate(ctx.db, req);
+        } catch (err) {
+          // Refused with a body still coming: close the connection after the answer, so the
+          // server does not read (and discard) megabytes nobody is allowed to send.
+          if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+          throw err;
+        }
       },
       handler: async (req, reply) => {
         const auth = req.denvAuth!;

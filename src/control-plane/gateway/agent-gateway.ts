@@ -57,7 +57,8 @@ export interface AdmissionLimits {
 }
 
 export const DEFAULT_ADMISSION: AdmissionLimits = {
-  preHelloMaxBytes: 64 * 1024,
+  // A real hello (name, facts, a key or credential) is about 1 KiB.
+  preHelloMaxBytes: 16 * 1024,
   welcomedMaxBytes: 16 * 1024 * 1024,
   helloTimeoutMs: 10_000,
   maxUnauthenticated: 64,

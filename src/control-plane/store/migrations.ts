@@ -249,6 +249,16 @@ alter table enrollment_keys add column name text;
 create index enrollment_keys_team on enrollment_keys (team, created_at);
 `,
   },
+  {
+    id: 6,
+    name: 'snapshot_retention',
+    sql: `
+-- Issue 9: snapshot retention. A version whose snapshot was pruned keeps its name and gets the
+-- time; an env records when the retention sweep last judged its snapshots.
+alter table versions add column snapshot_pruned_at timestamptz;
+alter table envs add column snapshots_swept_at timestamptz;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -17,9 +17,9 @@ export const toEnv = (r: EnvRow): Env => ({
   endpoints: r.endpoints ?? [], last_error: r.last_error, created_at: isoReq(r.created_at),
 });
 
-export interface VersionRow { id: string; env: string; number: number; spec: Spec; healthy: boolean; snapshot: string | null; created_at: unknown }
+export interface VersionRow { id: string; env: string; number: number; spec: Spec; healthy: boolean; snapshot: string | null; snapshot_pruned_at?: unknown; created_at: unknown }
 export const toVersion = (r: VersionRow): Version => ({
-  id: r.id, env: r.env, number: r.number, healthy: r.healthy, snapshot: r.snapshot,
+  id: r.id, env: r.env, number: r.number, healthy: r.healthy, snapshot: r.snapshot, snapshot_pruned_at: iso(r.snapshot_pruned_at),
   services: r.spec.services, volumes: r.spec.volumes, created_at: isoReq(r.created_at),
 });
 

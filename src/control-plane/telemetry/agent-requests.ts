@@ -10,7 +10,7 @@ import { DenvError } from '../../contracts/errors.js';
 import type { Commands } from '../../contracts/protocol.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 
-export const TELEMETRY_KINDS = ['logs.request', 'status.refresh'] as const;
+export const TELEMETRY_KINDS = ['logs.request', 'status.refresh', 'env.snapshots'] as const;
 export type TelemetryKind = (typeof TELEMETRY_KINDS)[number];
 
 export const AGENT_REQUEST_TIMEOUT_MS = 5000;

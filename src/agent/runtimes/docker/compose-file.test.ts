@@ -151,4 +151,10 @@ services:
   it('escapes every $ in strings, recursively', () => {
     expect(escapeDollars({ a: ['$X', { b: 'p$$q' }], n: 1 })).toEqual({ a: ['$$X', { b: 'p$$$$q' }], n: 1 });
   });
+
+  it('a read-only root filesystem and tmpfs mounts (Compose read_only, tmpfs)', () => {
+    const svc = parse(buildComposeFile({ ...base, readOnly: true, tmpfs: ['/tmp', '/run'] })).services.web;
+    expect([svc.read_only, svc.tmpfs]).toEqual([true, ['/tmp', '/run']]);
+    expect(parse(buildComposeFile(base)).services.web).not.toHaveProperty('read_only');
+  });
 });

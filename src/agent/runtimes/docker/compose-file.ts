@@ -55,6 +55,8 @@ export interface ComposeInput {
   /** null: STOP_TIMEOUT_S. */
   readonly stopGraceMs?: number | null;
   readonly limits?: ResourceLimits | null;
+  readonly readOnly?: boolean;
+  readonly tmpfs?: readonly string[];
 }
 
 const duration = (ms: number): string => `${Math.max(0, Math.round(ms))}ms`;
@@ -83,6 +85,8 @@ export function buildComposeFile(input: ComposeInput): string {
   if (input.entrypoint) svc.entrypoint = [...input.entrypoint];
   if (input.command) svc.command = [...input.command];
   if (input.workingDir) svc.working_dir = input.workingDir;
+  if (input.readOnly) svc.read_only = true;
+  if (input.tmpfs && input.tmpfs.length > 0) svc.tmpfs = [...input.tmpfs];
   const containerPort = input.network === 'host' ? input.port : (input.containerPort ?? input.port);
   if (input.network === 'host') svc.network_mode = 'host';
   else {

@@ -2,6 +2,7 @@ import { connectedHost } from '../host-link.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { activateVersion, loadVersion } from '../versions.js';
 import { paramsOf, stateOf } from './state.js';
+import { snapshotPrunedAt } from '../../store/snapshot-retention.js';
 
 /**
  * env.rollback with data: the agent stops every service of the env, replaces each dataset by
@@ -16,6 +17,7 @@ export const restore: PhaseDef = {
     if (state.previous_version === undefined) state.previous_version = env.current_version;
     const version = await loadVersion(ctx.db, paramsOf(ctx.deployment.params).version);
     if (!version?.snapshot) throw new PhaseFailed('the version has no snapshot to restore');
+    if (await snapshotPrunedAt(ctx.db, version.id)) throw new PhaseFailed('the version\'s snapshot was pruned', { snapshot: version.snapshot, pruned: true });
     const host = await connectedHost(ctx, env.host, 'restore');
     const res = await activateVersion(ctx, host, version, { restoreData: true });
     state.restore = res;

@@ -1,0 +1,98 @@
+/**
+ * The store side of snapshot retention (issue 9): which envs are due a retention sweep, what the
+ * retention decision reads (control-plane/retention/keep-set.ts), and the marks it leaves on
+ * versions. A version whose snapshot was pruned keeps its `snapshot` name (history, evidence)
+ * and gets `snapshot_pruned_at`; rollback and fork refuse it with 409.
+ */
+import type { RetentionInput, RetentionVersion } from '../retention/keep-set.js';
+import type { Db } from './db.js';
+
+/** Operations after whose end an env's snapshots are judged again: those that make a snapshot,
+ *  and rollback (its target was held while it ran). */
+const SNAPSHOT_KINDS = ['deploy', 'snapshot', 'verify', 'rollback'];
+
+const ACTIVE = "('pending', 'running')";
+
+export interface DueEnv {
+  readonly id: string;
+  readonly team: string;
+  readonly host: string;
+}
+
+/**
+ * Claim up to `limit` envs due a sweep and mark them swept now (the claim: another replica's
+ * identical update re-checks the condition on the row it would change and no longer matches).
+ * Due: live, on a connected host, no deployment of it pending or running, and an operation that
+ * makes snapshots ended on it — or a fork of one of its versions was destroyed — since its last
+ * sweep. A host that is down is simply not claimed; its envs are swept once it is back.
+ */
+export async function claimDueEnvs(db: Db, limit = 20): Promise<DueEnv[]> {
+  return db.query<DueEnv>(
+    `update envs set snapshots_swept_at = now()
+     where id in (
+       select e.id from envs e join hosts h on h.id = e.host
+       where e.status not in ('torn_down', 'separated') and h.connected_to is not null
+         and not exists (select 1 from deployments a where a.env = e.id and a.status in ${ACTIVE})
+         and (exists (select 1 from deployments d where d.env = e.id and d.kind = any($1) and d.finished_at is not null
+                        and d.finished_at > coalesce(e.snapshots_swept_at, '-infinity'))
+           or exists (select 1 from deployments d join envs f on f.id = d.env join versions pv on pv.id = f.parent_version
+                      where pv.env = e.id and d.kind = 'destroy' and d.finished_at is not null
+                        and d.finished_at > coalesce(e.snapshots_swept_at, '-infinity')))
+       order by e.id
+       limit $2
+       for update of e skip locked)
+     returning id, team, host`,
+    [SNAPSHOT_KINDS, limit],
+  );
+}
+
+/** Lock the env's row for the rest of the transaction (the API's rollback and fork lock it too),
+ *  so a rollback is either seen as needing its target or sees the target marked pruned. */
+export async function lockEnv(tx: Db, env: string): Promise<{ current_version: string | null; status: string; host: string | null } | undefined> {
+  return (await tx.query<{ current_version: string | null; status: string; host: string | null }>('select current_version, status, host from envs where id = $1 for update', [env]))[0];
+}
+
+export interface VersionSnapshotRow extends RetentionVersion {
+  readonly created_at: unknown;
+  readonly snapshot_pruned_at: unknown;
+}
+
+export function envVersionSnapshots(db: Db, env: string): Promise<VersionSnapshotRow[]> {
+  return db.query<VersionSnapshotRow>('select id, number, healthy, snapshot, created_at, snapshot_pruned_at from versions where env = $1 order by number', [env]);
+}
+
+/** What the retention decision reads besides the versions: the env's current version, the live
+ *  forks made from its versions, and the versions unfinished deployments still need. */
+export async function retentionInput(db: Db, env: string, currentVersion: string | null, keepRecent: number, versions?: readonly RetentionVersion[]): Promise<RetentionInput> {
+  const forks = await db.query<{ env: string; name: string; parentVersion: string }>(
+    `select f.id as env, f.name, f.parent_version as "parentVersion" from envs f join versions v on v.id = f.parent_version
+     where v.env = $1 and f.status <> 'torn_down' order by f.created_at`,
+    [env],
+  );
+  const needed = await db.query<{ version: string; deployment: string; kind: string }>(
+    `select params->>'version' as version, id as deployment, kind from deployments
+       where env = $1 and status in ${ACTIVE} and params->>'version' is not null
+     union all
+     select v.id as version, d.id as deployment, d.kind from versions v join deployments d on d.id = v.deployment
+       where v.env = $1 and d.status in ${ACTIVE}`,
+    [env],
+  );
+  return { versions: versions ?? (await envVersionSnapshots(db, env)), currentVersion, forks, needed, keepRecent };
+}
+
+/** Whether a deployment of the env is pending or running (checked again under the env lock). */
+export async function hasActiveDeployment(db: Db, env: string): Promise<boolean> {
+  return (await db.query(`select 1 from deployments where env = $1 and status in ${ACTIVE} limit 1`, [env])).length > 0;
+}
+
+/** Mark the versions' snapshots pruned (before the host deletes them: a rollback asked for from
+ *  now on is refused instead of failing on the host). Already marked ones keep their time. */
+export async function markSnapshotsPruned(tx: Db, versions: readonly string[]): Promise<void> {
+  if (versions.length === 0) return;
+  await tx.query('update versions set snapshot_pruned_at = now() where id = any($1) and snapshot_pruned_at is null', [[...versions]]);
+}
+
+/** When the version's snapshot was pruned (null: not pruned). */
+export async function snapshotPrunedAt(db: Db, version: string): Promise<unknown> {
+  return (await db.query<{ snapshot_pruned_at: unknown }>('select snapshot_pruned_at from versions where id = $1', [version]))[0]?.snapshot_pruned_at ?? null;
+}

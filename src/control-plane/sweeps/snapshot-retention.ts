@@ -1,0 +1,88 @@
+/**
+ * The snapshot retention sweep (issue 9). After an operation that makes snapshots ends on an env
+ * (deploy, snapshot, verify; rollback, which held its target), or a fork of one of its versions
+ * is destroyed, the env is due: the sweep claims it (store/snapshot-retention.ts), decides what to
+ * keep (retention/keep-set.ts), marks the other versions' snapshots pruned, then asks the host to
+ * delete them (`env.prune_snapshots`) and records `snapshots.pruned` on `env:<id>`.
+ *
+ * Never part of a deployment: a deployment has finished before its env is due, and a prune that
+ * fails is logged (and `snapshots.prune_failed` recorded) — it fails nothing. Every sweep of an
+ * env sends all the versions that are not kept, so snapshots a failed or interrupted prune left
+ * on the host go with the env's next sweep.
+ *
+ * Order matters: versions are marked in one transaction with the env row locked (the API's
+ * rollback and fork lock it too) and no deployment of the env running; only then is the host told.
+ * A rollback requested later is refused (409, "its snapshot was pruned"); one requested earlier is
+ * a running deployment, so its target is kept.
+ */
+import { randomUUID } from 'node:crypto';
+import { messageOf } from '../../contracts/errors.js';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import { decideRetention, describeReason } from '../retention/keep-set.js';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import { claimDueEnvs, envVersionSnapshots, hasActiveDeployment, lockEnv, markSnapshotsPruned, retentionInput, type DueEnv } from '../store/snapshot-retention.js';
+
+/** Bound on one host's prune (deleting copies of large datasets takes a while). */
+const PRUNE_TIMEOUT_MS = 10 * 60_000;
+
+export interface SnapshotRetentionOptions {
+  readonly db: Db;
+  readonly agents: AgentGateway;
+  /** Healthy versions (latest first) whose snapshots are kept besides the current one. */
+  readonly keepRecent: number;
+  readonly log: (line: string) => void;
+}
+
+export class SnapshotRetention {
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly opts: SnapshotRetentionOptions) {}
+
+  /** Abort prunes in flight (control-plane shutdown); the env is swept again after its next operation. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /** One pass: every due env, one after the other. Returns how many envs were swept. */
+  async sweep(): Promise<number> {
+    const due = await claimDueEnvs(this.opts.db);
+    for (const env of due) {
+      if (this.stopping.signal.aborted) break;
+      await this.pruneEnv(env).catch((err) => this.opts.log(`snapshot retention: env ${env.id}: ${messageOf(err)}`));
+    }
+    return due.length;
+  }
+
+  private async pruneEnv(env: DueEnv): Promise<void> {
+    const { db, agents, keepRecent, log } = this.opts;
+    const plan = await db.tx(async (tx) => {
+      const row = await lockEnv(tx, env.id);
+      if (!row || row.status === 'torn_down' || row.status === 'separated' || !row.host) return null;
+      // A deployment that started since the claim may be taking a snapshot: leave the env to the sweep after it.
+      if (await hasActiveDeployment(tx, env.id)) return null;
+      const versions = await envVersionSnapshots(tx, env.id);
+      const decision = decideRetention(await retentionInput(tx, env.id, row.current_version, keepRecent, versions));
+      await markSnapshotsPruned(tx, decision.prune);
+      return { host: row.host, keep: [...decision.keep.keys()], remove: [...decision.prune], reasons: decision.keep };
+    });
+    if (!plan || plan.remove.length === 0) return;
+    const key = `env.prune_snapshots:${randomUUID()}`;
+    const signal = AbortSignal.any([AbortSignal.timeout(PRUNE_TIMEOUT_MS), this.stopping.signal]);
+    try {
+      const res = await agents.call(plan.host, 'env.prune_snapshots', { env: env.id, keep: plan.keep, remove: plan.remove }, { deployment: null, key, signal, requireConnected: true });
+      if (res.removed.length > 0) {
+        const kept = Object.fromEntries([...plan.reasons].map(([v, rs]) => [v, rs.map(describeReason)]));
+        await appendEvent(db, { team: env.team, subject: `env:${env.id}`, type: 'snapshots.pruned', data: { removed: res.removed, kept, freed_bytes: res.freed_bytes } });
+        log(`snapshot retention: env ${env.id}: pruned ${res.removed.length} snapshot(s), ${res.freed_bytes} bytes freed`);
+      }
+    } catch (err) {
+      const message = signal.aborted && !this.stopping.signal.aborted ? `the host did not answer within ${PRUNE_TIMEOUT_MS} ms` : messageOf(err);
+      if (!this.stopping.signal.aborted) await appendEvent(db, { team: env.team, subject: `env:${env.id}`, type: 'snapshots.prune_failed', data: { error: message } }).catch(() => {});
+      log(`snapshot retention: env ${env.id}: prune failed: ${message}`);
+    } finally {
+      // The command row served its purpose (the answer is in the event); nothing resends it.
+      await db.query('delete from commands where deployment is null and key = $1', [key]).catch(() => {});
+    }
+  }
+}
