@@ -35,9 +35,10 @@ describe.each(STORES)('API on %s', (store) => {
   it.each([
     ['an unknown field', { name: 'p1', colour: 'red' }, 'unknown field "colour"'],
     ['a bad name', { name: 'Not A Slug' }, 'name: expected lowercase'],
-    ['an unknown service field', { name: 'p2', compose: { services: { web: { command: 'x', privileged: true } } } }, 'services.web: unknown field "privileged"'],
+    ['a service field denv refuses', { name: 'p2', compose: { services: { web: { command: 'x', privileged: true } } } }, 'services.web.privileged: not supported by denv: a service gets no privileges on its host'],
+    ['a field the Compose specification does not know', { name: 'p5', compose: { services: { web: { command: 'x', bogus: 1 } } } }, 'services.web.bogus: not allowed here by the Compose specification'],
     ['a wrong type deep inside', { name: 'p3', compose: { services: { web: { command: 'x', healthcheck: { retries: 'many' } } } } }, 'services.web.healthcheck.retries:'],
-    ['YAML that does not parse', { name: 'p4', compose: 'services: [' }, 'compose: not valid YAML'],
+    ['YAML that does not parse', { name: 'p4', compose: 'services: [' }, 'compose file: not valid YAML'],
   ])('answers 400 naming the problem for %s, and writes nothing', async (_what, body, message) => {
     const before = await counts();
     const res = await api.post('/v1/projects', body);

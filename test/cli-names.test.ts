@@ -165,7 +165,7 @@ describe('envs and projects by name', () => {
   });
 
   it('every env command says in --help which names it takes, and env versions has examples', async () => {
-    const helps = await Promise.all(['show', 'status', 'logs', 'metrics', 'versions', 'fork', 'snapshot', 'rollback', 'verify', 'destroy', 'stop', 'plan', 'delete-record'].map((c) => cli('env', c, '--help')));
+    const helps = await Promise.all(['show', 'status', 'logs', 'metrics', 'versions', 'snapshots', 'fork', 'snapshot', 'rollback', 'verify', 'destroy', 'stop', 'plan', 'delete-record'].map((c) => cli('env', c, '--help')));
     for (const r of helps) {
       expect(r.code).toBe(0);
       expect(r.stdout.replace(/\s+/g, ' ')).toContain('environment: id (env_…), <project>/<env>, or a name unique across projects');

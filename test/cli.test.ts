@@ -5,15 +5,15 @@
  * in-process against the same control plane; the dropped streams they must survive are produced by
  * a TCP relay in front of it that cuts connections, so the server on the other end is the real one.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../src/cli/client.js';
 import { followDeployment, watchDeployment } from '../src/cli/watch.js';
 import type { Deployment, Env } from '../src/contracts/domain.js';
+import { freshDataDir } from './helpers/stores.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { spawnDenv } from './helpers/processes.js';
 
@@ -46,7 +46,8 @@ beforeAll(async () => {
   url = h.cp.url;
   token = h.cp.adminToken;
   cpDir = path.join(h.dataDir, 'cp');
-  tmp = mkdtempSync(path.join(tmpdir(), 'denv-cli-'));
+  // Under the run's data root: the agent allows it as a working dir, and its user can reach it.
+  tmp = freshDataDir('denv-cli-');
   webDir = path.join(tmp, 'project', 'web');
   mkdirSync(webDir, { recursive: true });
   // .mjs: the fixture is an ES module and this directory has no package.json saying so.

@@ -4,25 +4,30 @@
  * plants everything collect must refuse.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Env, Version } from '../src/contracts/domain.js';
 import { readProcStat } from '../src/agent/runtimes/process/proc-stat.js';
 import { agentServicePids, startHarness, type Harness } from './helpers/harness.js';
+import { freshDataDir } from './helpers/stores.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/ai-agent.js', import.meta.url));
 const VERIFIER = fileURLToPath(new URL('./fixtures/verifier.js', import.meta.url));
 
-/** `x-denv.agent.service: agent` working in `workDir`, graded by the verifier fixture. */
-function agentCompose(workDir: string, o: { hostile?: boolean; paths?: string[] } = {}) {
+/**
+ * `x-denv.agent.service: agent` working in its env's own directory, graded by the verifier
+ * fixture. The hostile agent runs as root in `workDir` (the worst case for collect: it can plant
+ * device nodes; this test's agent allows `run_as_root`), the cooperative one as its env's user.
+ */
+function agentCompose(workDir: string | null, o: { hostile?: boolean; paths?: string[] } = {}) {
   return {
     services: {
       agent: {
         command: ['node', AGENT],
-        working_dir: workDir,
+        ...(workDir ? { working_dir: workDir } : {}),
+        ...(o.hostile ? { user: 'root' } : {}),
         environment: { HOSTILE: o.hostile ? '1' : '0' },
         volumes: ['data:/data'],
         'x-denv': { health: { path: '/', timeout: '120s' } },
@@ -48,7 +53,9 @@ const SEED_EVIDENCE: Record<string, string[]> = {
 let h: Harness;
 const workDirs: string[] = [];
 beforeAll(async () => {
-  h = await startHarness();
+  const cfg = freshDataDir('denv-verify-cfg-');
+  writeFileSync(join(cfg, 'agent.yaml'), 'run_as_root: true\n');
+  h = await startHarness({ agentConfig: join(cfg, 'agent.yaml') });
   expect((await h.api.post('/v1/projects', { name: 'lab' })).status).toBe(201);
 });
 afterAll(async () => {
@@ -57,7 +64,7 @@ afterAll(async () => {
 });
 
 function workDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'denv-ai-agent-'));
+  const d = freshDataDir('denv-ai-agent-');
   workDirs.push(d);
   return d;
 }
@@ -87,7 +94,7 @@ async function agentState(): Promise<string | undefined> {
 
 describe('verify', () => {
   it('grades the collected answer in a fork, keeps the agent frozen and the capture forkable', async () => {
-    const env = await deploy('solver', agentCompose(workDir()));
+    const env = await deploy('solver', agentCompose(null));
     const dep = await verify(env.id);
     expect(dep.status, dep.error ?? '').toBe('succeeded');
     for (const [name, keys] of Object.entries(SEED_EVIDENCE)) for (const key of keys) expect(phase(dep, name).evidence, `${name}.${key}`).toHaveProperty(key);
@@ -155,7 +162,7 @@ describe('verify', () => {
 
     // What was collected: regular files and directories only, all inside the capture's directory.
     const capture = phase(dep, 'verdict').evidence!.capture as string;
-    const collectedRoot = join(h.agentDir, 'collected');
+    const collectedRoot = join(`${h.agentDir}-workloads`, 'collected');
     expect(readdirSync(collectedRoot)).toEqual([env.id]);
     expect(readdirSync(join(collectedRoot, env.id))).toEqual([capture]);
     const found = execFileSync('find', [join(collectedRoot, env.id, capture), '-not', '-type', 'f', '-not', '-type', 'd'], { encoding: 'utf8' });
@@ -168,7 +175,7 @@ describe('verify', () => {
   });
 
   it('needs x-denv.agent.service and x-denv.verifier (400 naming the missing field)', async () => {
-    const compose = agentCompose(workDir()) as Record<string, unknown>;
+    const compose = agentCompose(null) as Record<string, unknown>;
     const noVerifier = { ...compose, 'x-denv': { agent: { service: 'agent', paths: ['out'] } } };
     const env = await deploy('no-verifier', noVerifier);
     const refused = await h.api.post(`/v1/envs/${env.id}/verify`, {});

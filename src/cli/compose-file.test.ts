@@ -78,6 +78,9 @@ describe('readComposeFile', () => {
     await expect(readComposeFile(bad)).rejects.toMatchObject({ code: 'INVALID_COMPOSE' });
     const unknown = path.join(tmp, 'unknown.yaml');
     await writeFile(unknown, 'services:\n  web:\n    command: x\n    bogus: 1\n');
-    await expect(readComposeFile(unknown)).rejects.toThrow(/services\.web: unknown field "bogus"/);
+    await expect(readComposeFile(unknown)).rejects.toThrow(/services\.web\.bogus: not allowed here by the Compose specification/);
+    const refused = path.join(tmp, 'refused.yaml');
+    await writeFile(refused, 'services:\n  web:\n    command: x\n    privileged: true\n    cap_add: [NET_ADMIN]\n');
+    await expect(readComposeFile(refused)).rejects.toThrow(/services\.web\.privileged: not supported by denv: .*\nservices\.web\.cap_add: not supported by denv: /);
   });
 });

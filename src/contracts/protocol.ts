@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
 import type { Envelope, PipelineAnswer } from './envelope.js';
-import type { ServiceSpec } from './spec.js';
+import type { PackedTree, ServiceSpec } from './spec.js';
 import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
 import { incidentReport, logLine, metricSample, type LogLine } from './telemetry.js';
 
@@ -122,13 +122,15 @@ export interface Commands {
       envelopes?: Envelope[];
       project?: string;
       env_name?: string;
+      /** Secret, config and bind-mounted file contents of the version (Spec.files). */
+      files?: Record<string, PackedTree>;
     };
     result: EnvCreateResult;
   };
   /** Make `version` the one running: start its services if not running (adopting live ones),
    *  stop every other version of the env. `restore_data` also restores datasets from the snapshot. */
   'env.rollback': {
-    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; snapshot: string | null; restore_data: boolean };
+    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; snapshot: string | null; restore_data: boolean; files?: Record<string, PackedTree> };
     result: EnvCreateResult & { restored: string | null };
   };
   /** Pause every service of the env, snapshot every dataset as `name`, resume. */
@@ -145,7 +147,7 @@ export interface Commands {
    *  (btrfs: O(1) snapshots), then `version`'s services start on fresh ports as in env.create.
    *  `forked_in_ms` is the dataset fork alone. Datasets are not forked again once `env` has services. */
   'env.fork': {
-    payload: { from_env: string; snapshot: string; env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[] };
+    payload: { from_env: string; snapshot: string; env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; files?: Record<string, PackedTree> };
     result: EnvCreateResult & { forked_in_ms: number; from: string };
   };
   /** Let services held paused by verify.collect run again: `service`'s, or every one of the env. */

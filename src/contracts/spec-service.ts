@@ -100,6 +100,9 @@ function argvOf(input: unknown, path: string, problems: Problems): string[] | nu
 
 function healthOf(input: Record<string, unknown>, path: string, image: boolean, http: HealthSpec | null, problems: Problems): HealthSpec {
   const check = input.healthcheck;
+  if (isMap(check) && check.retries !== undefined && (typeof check.retries !== 'number' || !Number.isInteger(check.retries) || check.retries < 0)) {
+    problems.add(`${path}.healthcheck.retries`, 'expected a whole number ≥ 0');
+  }
   if (isMap(check) && check.disable !== true && check.test !== undefined) {
     const at = `${path}.healthcheck`;
     let test: string[] | null = null;
@@ -121,7 +124,6 @@ function healthOf(input: Record<string, unknown>, path: string, image: boolean, 
       return d ?? parseDuration(dflt)!;
     };
     const retries = check.retries ?? 3;
-    if (typeof retries !== 'number' || !Number.isInteger(retries) || retries < 0) problems.add(`${at}.retries`, 'expected a whole number ≥ 0');
     if (test && test.length > 0) {
       return { kind: 'command', test, interval_ms: ms('interval', '1s'), timeout_ms: ms('timeout', '30s'), retries: typeof retries === 'number' ? retries : 3, start_period_ms: ms('start_period', '0s') };
     }

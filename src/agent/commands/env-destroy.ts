@@ -3,7 +3,7 @@ import { retireSlots } from '../envs/docker-slots.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
 import { envLogDir } from '../runtimes/process/service-env.js';
 import { collectedEnvDir, verifyRunDir } from '../verify/collected-dir.js';
-import { envWorkloadsDir } from '../envs/prepare-service.js';
+import { envWorkloadsDir } from '../envs/env-dirs.js';
 import type { CommandHandler } from './handler.js';
 
 /**

@@ -50,6 +50,15 @@ const serviceSpec = z.object({
   tmpfs: z.array(z.string().startsWith('/')).optional(),
 });
 
+/** Packed file contents (Spec.files): relative paths without `..`, base64 contents. */
+const files = z.record(
+  z.string().max(4096),
+  z.object({
+    kind: z.enum(['file', 'dir']),
+    entries: z.array(z.object({ path: z.string().max(4096).refine((p) => !p.split('/').includes('..') && !p.startsWith('/'), 'expected a relative path inside the tree'), mode: z.number().int().min(0).max(0o777), content_b64: z.string() })).max(1000),
+  }),
+);
+
 const services = z.record(name, serviceSpec).refine((s) => Object.keys(s).length > 0, 'at least one service is required');
 
 export const PAYLOADS = {
@@ -64,12 +73,13 @@ export const PAYLOADS = {
     envelopes: z.array(z.custom<NonNullable<Commands['env.create']['payload']['envelopes']>[number]>(() => true)).max(100).optional(),
     project: z.string().max(200).optional(),
     env_name: z.string().max(200).optional(),
+    files: files.optional(),
   }),
-  'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean() }),
+  'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean(), files: files.optional() }),
   'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
   'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),
   'env.destroy': z.object({ env: name }),
-  'env.fork': z.object({ from_env: name, snapshot: name, env: name, version: name, services, volumes: z.array(name) }),
+  'env.fork': z.object({ from_env: name, snapshot: name, env: name, version: name, services, volumes: z.array(name), files: files.optional() }),
   'env.resume': z.object({ env: name, service: name.nullable() }),
   'verify.collect': z.object({
     env: name,

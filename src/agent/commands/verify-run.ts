@@ -51,6 +51,8 @@ export const verifyRun: CommandHandler<'verify.run'> = {
     if (rec.identity) {
       // The verifier runs as the grader service's user: it reads the collected copy (a private
       // copy made for this grading) and writes its reward file.
+      // collect made `collected/` and `collected/<env>/` 0700: traversable now, still not listable.
+      await chmod(path.dirname(path.dirname(collected)), 0o711);
       await chmod(path.dirname(collected), 0o711);
       await ownTree(collected, rec.identity);
       await ownDir(scratch, rec.identity);

@@ -26,6 +26,7 @@ export interface DatasetDriver {
   /** Each dataset snapshot `snapName` holds, with its path (empty when the snapshot does not exist). */
   snapshotDatasets(env: string, snapName: string): Promise<{ name: string; path: string }[]>;
   /** Delete snapshot `snapName` of `env` (copy: rm; btrfs: `btrfs subvolume delete`); false when it
-   *  did not exist. Crash-safe: it is first renamed to a hidden name, so it is whole or gone. */
+   *  did not exist. Crash-safe: it is first renamed to a hidden name, so it is whole or gone; what
+   *  an interrupted removal left under that hidden name goes with the next removal of `snapName`. */
   removeSnapshot(env: string, snapName: string): Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 /** Listing and removing snapshots (snapshot retention), on both drivers: the copy driver in a
  *  temp dir, the btrfs driver on a real loop-mounted btrfs (a missing mkfs.btrfs fails). */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,13 @@ describe.each(['copy', 'btrfs'] as const)('snapshot removal on the %s driver', (
     // Nothing left behind: no hidden retired tree, and (btrfs) no subvolume of the removed snapshot.
     expect(await readdir(path.join(root, 'env_p', 'snapshots'))).toEqual(['ver_b']);
     if (fs) expect((await subvolumes(fs.dir)).filter((s) => s.includes('ver_a'))).toEqual([]);
+    // A removal interrupted after the rename (a crash) is finished by the next removal of that name.
+    await d.snapshot('env_p', 'ver_c', ['db']);
+    await rename(path.join(root, 'env_p', 'snapshots', 'ver_c'), path.join(root, 'env_p', 'snapshots', '.pruned-ver_c-0badf00d'));
+    expect(await d.listSnapshots('env_p')).toEqual(['ver_b']);
+    expect(await d.removeSnapshot('env_p', 'ver_c')).toBe(false);
+    expect(await readdir(path.join(root, 'env_p', 'snapshots'))).toEqual(['ver_b']);
+    if (fs) expect((await subvolumes(fs.dir)).filter((s) => s.includes('ver_c'))).toEqual([]);
     // The live data and the other snapshot are untouched.
     expect(await d.hasSnapshot('env_p', 'ver_b')).toBe(true);
     expect((await readdir(live)).sort()).toEqual(['head', 'more', 'sub']);

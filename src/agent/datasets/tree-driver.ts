@@ -98,15 +98,17 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
 
   async removeSnapshot(env: string, snapName: string): Promise<boolean> {
     const dir = this.snapshotDir(env, snapName);
-    const retired = path.join(path.dirname(dir), tmpName(`pruned-${snapName}`));
-    const moved = await rename(dir, retired).then(
+    const parent = path.dirname(dir);
+    const moved = await rename(dir, path.join(parent, tmpName(`pruned-${snapName}`))).then(
       () => true,
       (err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return false;
         throw err;
       },
     );
-    if (moved) await this.removeTree(retired);
+    // The tree just set aside, and any an interrupted earlier removal of this snapshot left behind.
+    const retired = (await readdir(parent).catch(() => [] as string[])).filter((e) => e.startsWith(`.pruned-${snapName}-`));
+    for (const e of retired) await this.removeTree(path.join(parent, e));
     return moved;
   }
 

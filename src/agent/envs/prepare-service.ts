@@ -11,34 +11,32 @@
  * Refusals are AGENT_ERRORs naming the service, the path and what would allow it.
  */
 import path from 'node:path';
-import type { ServiceSpec } from '../../contracts/spec.js';
+import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
+import { writeGrants } from './packed-files.js';
 import { DenvError } from '../../contracts/errors.js';
 import type { AgentContext } from '../context.js';
 import type { Identity } from '../identity/identity.js';
 import { assertReachable, claimDataset, ownDir } from '../identity/ownership.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
 import { writesDataset } from './start-order.js';
-import { assertSafeName } from '../files.js';
+import { envWorkDir } from './env-dirs.js';
 
 export interface PreparedService {
   readonly identity: Identity | null;
   readonly cwd: string;
   readonly port: number;
   readonly pidNamespace: boolean;
+  /** `DENV_SECRET_*` / `DENV_CONFIG_*` → the files written for it (packed-files.ts). */
+  readonly grants: Readonly<Record<string, string>>;
 }
 
-/** `<workloads>/<env>`: everything of the env that its services reach. */
-export function envWorkloadsDir(workloads: string, env: string): string {
-  assertSafeName('env', env);
-  return path.join(workloads, env);
-}
-
-/** `<workloads>/<env>/work`: where a service without working_dir runs (owned by its user). */
-export function envWorkDir(workloads: string, env: string): string {
-  return path.join(envWorkloadsDir(workloads, env), 'work');
-}
-
-export async function prepareService(ctx: AgentContext, id: ServiceIdentity, spec: ServiceSpec, datasets: Readonly<Record<string, string>>): Promise<PreparedService> {
+export async function prepareService(
+  ctx: AgentContext,
+  id: ServiceIdentity,
+  spec: ServiceSpec,
+  datasets: Readonly<Record<string, string>>,
+  files?: Readonly<Record<string, PackedTree>>,
+): Promise<PreparedService> {
   const identity = await ctx.identities.forService(id.env, id.service, spec);
   let cwd: string;
   if (spec.working_dir) {
@@ -59,6 +57,7 @@ export async function prepareService(ctx: AgentContext, id: ServiceIdentity, spe
     await assertReachable(dir, identity, `dataset ${mount.source}`);
     if (!mount.read_only) await claimDataset(dir, identity);
   }
+  const grants = await writeGrants(ctx.workloads, id, spec, files, identity);
   const port = await ctx.ports.allocate(serviceKey(id));
-  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec) };
+  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants };
 }

@@ -25,6 +25,7 @@ import { slotPort } from '../pipeline/stages/recreate.js';
 import { slotPortOwner } from '../runtimes/docker/slot.js';
 import { serviceKey } from '../runtimes/process/service-env.js';
 import { DenvError } from '../../contracts/errors.js';
+import { fileMounts, type FileMount } from './packed-files.js';
 import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
@@ -80,7 +81,7 @@ const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'succes
  * it from being deployed). Dependencies on process services cannot hold an image back: process
  * services start after every image service.
  */
-async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>): Promise<ImagePart> {
+async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>, mounts: Readonly<Record<string, readonly FileMount[]>>): Promise<ImagePart> {
   const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
   const images = Object.fromEntries(names.map((n) => [n, req.services[n]!]));
   const cycle = findCycle(images);
@@ -113,6 +114,7 @@ async function deployImages(host: PipelineHost, req: VersionRequest, names: read
       datasets,
       version: req.version,
       siblings,
+      fileMounts: mounts[name] ?? [],
       names: { ...(req.project !== undefined ? { project: req.project } : {}), ...(req.env_name !== undefined ? { env: req.env_name } : {}) },
     });
     // Refused before any effect on a slot that never ran: give back the port reserved above.
@@ -158,7 +160,9 @@ export async function startWithImages(
   const names = imageServiceNames(req.services);
   const datasets: Record<string, string> = {};
   for (const volume of req.volumes) datasets[volume] = await ctx.datasets.create(req.env, volume);
-  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets);
+  const mounts: Record<string, FileMount[]> = {};
+  if (!req.activate) for (const n of names) mounts[n] = await fileMounts(ctx.workloads, { env: req.env, version: req.version }, req.services[n]!, req.files);
+  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets, mounts);
   const processServices = Object.fromEntries(Object.entries(req.services).filter(([name]) => !names.includes(name)));
   const base = { datasets: [...req.volumes], pipelines: images.pipelines };
   if (images.failures.length > 0 || Object.keys(processServices).length === 0) {

@@ -16,7 +16,7 @@
  * the result; only what makes the work impossible (a docker service on this host) is thrown.
  */
 import type { EnvCreateResult, ServiceEndpoint } from '../../contracts/protocol.js';
-import type { ServiceSpec } from '../../contracts/spec.js';
+import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
 import { DenvError, messageOf } from '../../contracts/errors.js';
 import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
@@ -47,6 +47,8 @@ export interface VersionRequest {
   readonly retire_others?: boolean;
   /** Addresses of services started elsewhere in this version (image services), for `DENV_<S>_HOST/PORT`. */
   readonly siblings?: readonly SiblingAddress[];
+  /** Secret, config and bind-mounted file contents of the version (Spec.files). */
+  readonly files?: Readonly<Record<string, PackedTree>>;
 }
 
 type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
@@ -111,11 +113,22 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
   for (const name of names) {
     if (alreadyHealthy.has(name) || owned.has(name)) continue;
     try {
-      prepared.set(name, await prepareService(ctx, id(name), req.services[name]!, datasets));
+      prepared.set(name, await prepareService(ctx, id(name), req.services[name]!, datasets, req.files));
     } catch (err) {
       if (!(err instanceof DenvError)) throw err;
       failures.push({ service: name, outcome: 'start_failed', message: `${name}: ${err.message}` });
     }
+  }
+  // Stop-first: the new copy takes over the old copy's port, so clients keep their address and the
+  // only interruption is the stop-to-healthy window (`updates.<service>.down_ms`).
+  const takeover = new Map<string, ServiceIdentity>();
+  for (const [name, plan] of prepared) {
+    if (updateOrder(req.services[name]!) !== 'stop-first') continue;
+    const old = await liveOldCopy(ctx, env, version, name);
+    if (!old) continue;
+    await ctx.ports.release(serviceKey(id(name)));
+    prepared.set(name, { ...plan, port: old.port });
+    takeover.set(name, old);
   }
   const portOf = (name: string) => ctx.runtime.get(id(name))?.port ?? prepared.get(name)?.port ?? 0;
   const siblings = siblingEnvironment([...names.map((n) => ({ service: n, host: '127.0.0.1', port: portOf(n) })), ...(req.siblings ?? [])]);
@@ -145,7 +158,9 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
           if (!plan) return { ok: false, outcome: 'start_failed', message: failures.find((f) => f.service === name)?.message ?? `${name}: not prepared` };
           owned.add(name);
           const downSince = updateOrder(req.services[name]!) === 'stop-first' ? await stopOldCopies(ctx, env, version, name) : null;
-          const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings, cwd: plan.cwd });
+          const old = takeover.get(name);
+          if (old) await ctx.ports.transfer(serviceKey(old), serviceKey(id(name)));
+          const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd });
           if (!started.ok) return { ok: false, outcome: 'start_failed', message: `${name}: ${started.message}` };
           markStarted(true);
           const verdict = await healthOf(name);
@@ -212,6 +227,15 @@ async function identicalLiveService(ctx: AgentContext, env: string, version: str
   for (const rec of ctx.runtime.list(env).reverse()) {
     if (rec.version === version || rec.service !== name || rec.state !== 'running') continue;
     if (sameSpec(rec.spec, spec) && (await ctx.runtime.isAlive(rec))) return { env, version: rec.version, service: name };
+  }
+  return null;
+}
+
+/** The live copy of `name` another version of `env` runs (the one a stop-first update replaces), with its port. */
+async function liveOldCopy(ctx: AgentContext, env: string, version: string, name: string): Promise<(ServiceIdentity & { port: number }) | null> {
+  for (const rec of ctx.runtime.list(env).reverse()) {
+    if (rec.version === version || rec.service !== name || rec.state === 'exited') continue;
+    if (await ctx.runtime.isAlive(rec)) return { env, version: rec.version, service: name, port: rec.port };
   }
   return null;
 }

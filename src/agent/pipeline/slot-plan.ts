@@ -44,6 +44,8 @@ export function slotConfigOf(req: PipelineRequest, target: Target, network: Netw
     if (!dir) throw new Error(`volume "${v.source}" has no dataset on this host`);
     return { source: dir, target: v.target, read_only: v.read_only };
   });
+  // Binds, secrets and configs after the datasets (admit decided they may be mounted).
+  for (const m of req.fileMounts ?? []) volumes.push({ source: m.source, target: m.target, read_only: m.read_only });
   const limits = spec?.limits ?? null;
   return {
     network,

@@ -10,6 +10,7 @@ import type { HealthSpec, ServiceSpec } from '../../contracts/spec.js';
 import type { DeployedService, EdgeState, SlotRecord } from '../runtimes/docker/slot-store.js';
 import type { Slot } from '../runtimes/docker/slot.js';
 import type { RunSettings } from './run-binding.js';
+import type { FileMount } from '../envs/packed-files.js';
 import type { PipelineHost } from './pipeline-host.js';
 
 export interface PipelineRequest {
@@ -29,6 +30,8 @@ export interface PipelineRequest {
    * references of its environment.
    */
   readonly siblings?: Readonly<Record<string, string>>;
+  /** Control-plane deploys: the service's binds, secrets and configs as host paths to mount read-only (packed-files.ts). */
+  readonly fileMounts?: readonly FileMount[];
   /** Control-plane deploys: the project and env names an envelope's `scope` must match. */
   readonly names?: { readonly project?: string; readonly env?: string };
 }

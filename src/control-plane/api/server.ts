@@ -75,7 +75,11 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
         } catch (err) {
           // Refused with a body still coming: close the connection after the answer, so the
           // server does not read (and discard) megabytes nobody is allowed to send.
-          if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) reply.header('connection', 'close');
+          if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
+            reply.header('connection', 'close');
+            // Once the answer is flushed, drop the connection rather than drain the body.
+            reply.raw.once('finish', () => req.raw.socket?.destroy());
+          }
           throw err;
         }
       },

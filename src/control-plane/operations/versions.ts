@@ -64,5 +64,6 @@ export function activateVersion(
     volumes: [...version.spec.volumes],
     snapshot: version.snapshot,
     restore_data: opts.restoreData,
+    ...(version.spec.files ? { files: version.spec.files } : {}),
   }, opts.key);
 }

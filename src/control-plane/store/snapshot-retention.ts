@@ -22,9 +22,11 @@ export interface DueEnv {
 /**
  * Claim up to `limit` envs due a sweep and mark them swept now (the claim: another replica's
  * identical update re-checks the condition on the row it would change and no longer matches).
- * Due: live, on a connected host, no deployment of it pending or running, and an operation that
- * makes snapshots ended on it — or a fork of one of its versions was destroyed — since its last
- * sweep. A host that is down is simply not claimed; its envs are swept once it is back.
+ * Due: live, on a connected host, and an operation that makes snapshots ended on it — or a fork
+ * of one of its versions was destroyed — since its last sweep. A host that is down is simply not
+ * claimed; its envs are swept once it is back. Deployments running on the env do not hold the
+ * sweep back: what they need is kept (`retentionInput`), and what they create is never pruned
+ * by a decision taken before it existed.
  */
 export async function claimDueEnvs(db: Db, limit = 20): Promise<DueEnv[]> {
   return db.query<DueEnv>(
@@ -32,7 +34,6 @@ export async function claimDueEnvs(db: Db, limit = 20): Promise<DueEnv[]> {
      where id in (
        select e.id from envs e join hosts h on h.id = e.host
        where e.status not in ('torn_down', 'separated') and h.connected_to is not null
-         and not exists (select 1 from deployments a where a.env = e.id and a.status in ${ACTIVE})
          and (exists (select 1 from deployments d where d.env = e.id and d.kind = any($1) and d.finished_at is not null
                         and d.finished_at > coalesce(e.snapshots_swept_at, '-infinity'))
            or exists (select 1 from deployments d join envs f on f.id = d.env join versions pv on pv.id = f.parent_version
@@ -80,16 +81,13 @@ export async function retentionInput(db: Db, env: string, currentVersion: string
   return { versions: versions ?? (await envVersionSnapshots(db, env)), currentVersion, forks, needed, keepRecent };
 }
 
-/** Whether a deployment of the env is pending or running (checked again under the env lock). */
-export async function hasActiveDeployment(db: Db, env: string): Promise<boolean> {
-  return (await db.query(`select 1 from deployments where env = $1 and status in ${ACTIVE} limit 1`, [env])).length > 0;
-}
-
 /** Mark the versions' snapshots pruned (before the host deletes them: a rollback asked for from
- *  now on is refused instead of failing on the host). Already marked ones keep their time. */
-export async function markSnapshotsPruned(tx: Db, versions: readonly string[]): Promise<void> {
-  if (versions.length === 0) return;
-  await tx.query('update versions set snapshot_pruned_at = now() where id = any($1) and snapshot_pruned_at is null', [[...versions]]);
+ *  now on is refused instead of failing on the host). Already marked ones keep their time; the
+ *  answer is the versions marked now. */
+export async function markSnapshotsPruned(tx: Db, versions: readonly string[]): Promise<string[]> {
+  if (versions.length === 0) return [];
+  const rows = await tx.query<{ id: string }>('update versions set snapshot_pruned_at = now() where id = any($1) and snapshot_pruned_at is null returning id', [[...versions]]);
+  return rows.map((r) => r.id);
 }
 
 /** When the version's snapshot was pruned (null: not pruned). */

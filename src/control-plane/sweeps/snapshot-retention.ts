@@ -6,14 +6,16 @@
  * delete them (`env.prune_snapshots`) and records `snapshots.pruned` on `env:<id>`.
  *
  * Never part of a deployment: a deployment has finished before its env is due, and a prune that
- * fails is logged (and `snapshots.prune_failed` recorded) — it fails nothing. Every sweep of an
- * env sends all the versions that are not kept, so snapshots a failed or interrupted prune left
- * on the host go with the env's next sweep.
+ * fails is logged (and `snapshots.prune_failed` recorded) — it fails nothing. A prune names every
+ * version that is not kept, so snapshots a failed or interrupted prune left on the host go with
+ * the env's next prune.
  *
- * Order matters: versions are marked in one transaction with the env row locked (the API's
- * rollback and fork lock it too) and no deployment of the env running; only then is the host told.
- * A rollback requested later is refused (409, "its snapshot was pruned"); one requested earlier is
- * a running deployment, so its target is kept.
+ * Why this is safe beside running deployments: the host deletes only the snapshots named in the
+ * decision, never "everything else", so a snapshot taken after the decision cannot go; versions a
+ * pending or running deployment made or targets are kept. Versions are marked in one transaction
+ * with the env row locked (the API's rollback and fork lock it too), and only then is the host
+ * told: a rollback requested later is refused (409, "its snapshot was pruned"); one requested
+ * earlier is an unfinished deployment, so its target is kept.
  */
 import { randomUUID } from 'node:crypto';
 import { messageOf } from '../../contracts/errors.js';
@@ -21,7 +23,7 @@ import type { AgentGateway } from '../gateway/agent-gateway.js';
 import { decideRetention, describeReason } from '../retention/keep-set.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
-import { claimDueEnvs, envVersionSnapshots, hasActiveDeployment, lockEnv, markSnapshotsPruned, retentionInput, type DueEnv } from '../store/snapshot-retention.js';
+import { claimDueEnvs, envVersionSnapshots, lockEnv, markSnapshotsPruned, retentionInput, type DueEnv } from '../store/snapshot-retention.js';
 
 /** Bound on one host's prune (deleting copies of large datasets takes a while). */
 const PRUNE_TIMEOUT_MS = 10 * 60_000;
@@ -59,14 +61,13 @@ export class SnapshotRetention {
     const plan = await db.tx(async (tx) => {
       const row = await lockEnv(tx, env.id);
       if (!row || row.status === 'torn_down' || row.status === 'separated' || !row.host) return null;
-      // A deployment that started since the claim may be taking a snapshot: leave the env to the sweep after it.
-      if (await hasActiveDeployment(tx, env.id)) return null;
       const versions = await envVersionSnapshots(tx, env.id);
       const decision = decideRetention(await retentionInput(tx, env.id, row.current_version, keepRecent, versions));
-      await markSnapshotsPruned(tx, decision.prune);
-      return { host: row.host, keep: [...decision.keep.keys()], remove: [...decision.prune], reasons: decision.keep };
+      const newlyPruned = await markSnapshotsPruned(tx, decision.prune);
+      return { host: row.host, keep: [...decision.keep.keys()], remove: [...decision.prune], newlyPruned, reasons: decision.keep };
     });
-    if (!plan || plan.remove.length === 0) return;
+    // Nothing newly pruned: no command (the host is told again, leftovers included, with the next prune).
+    if (!plan || plan.newlyPruned.length === 0) return;
     const key = `env.prune_snapshots:${randomUUID()}`;
     const signal = AbortSignal.any([AbortSignal.timeout(PRUNE_TIMEOUT_MS), this.stopping.signal]);
     try {

@@ -14,6 +14,7 @@ import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseIm
 import { parseDuration } from '../../../contracts/duration.js';
 import type { HealthSpec, ServiceSpec } from '../../../contracts/spec.js';
 import { fillEnvironment } from '../../envs/siblings.js';
+import type { FileMount } from '../../envs/packed-files.js';
 import { composeRunOf, effectiveRun, runMismatch, signedRunOf, type RunSettings } from '../run-binding.js';
 import { failed, ok, skipped, type Stage, type StageContext, type StageOutcome, type Target } from '../stage.js';
 
@@ -39,6 +40,22 @@ function scopeMismatch(p: EnvelopePayload, names: { readonly project?: string; r
 
 const NO_RUN: RunSettings = { entrypoint: null, command: null, working_dir: null, user: null, healthcheck: null, volumes: null };
 
+/**
+ * Files mounted into a container (binds, secrets, configs): their content is not covered by any
+ * signature, and a file can change what runs, so a signed deploy (or a host that requires
+ * signatures) refuses them; a host path not packed with the version needs `allow.paths`.
+ */
+function fileMountProblem(mounts: readonly FileMount[], signed: boolean, allowPaths: readonly string[]): string | null {
+  if (mounts.length === 0) return null;
+  if (signed) return `bind mounts, secrets and configs (${mounts.map((m) => m.target).join(', ')}) are refused on a signed deploy: their content is not covered by the signature; bake them into the image or use a dataset`;
+  for (const m of mounts) {
+    if (m.host_path && !allowPaths.some((p) => m.source === p || m.source.startsWith(p.endsWith('/') ? p : `${p}/`))) {
+      return `bind mount of host path ${m.source} is not allowed on this host (agent config allow.paths)`;
+    }
+  }
+  return null;
+}
+
 /** Control-plane deploys: the Compose service must agree with what was signed. */
 function specMismatch(spec: ServiceSpec, p: EnvelopePayload): string | null {
   if (!spec.image) return `service ${p.service} has no image in the Compose file`;
@@ -57,6 +74,8 @@ function specMismatch(spec: ServiceSpec, p: EnvelopePayload): string | null {
 export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   const { host, req, state } = ctx;
   const cfg = host.config;
+  const files = fileMountProblem(req.fileMounts ?? [], cfg.requireSignature || (req.envelope !== null && req.envelope !== undefined), cfg.allow.paths);
+  if (files) return failed(files);
   if (req.envelope === null || req.envelope === undefined) {
     if (req.spec === null || cfg.requireSignature) return failed('no envelope: this host requires a signed envelope for image services (require_signature)');
     const ref = parseImageRef(req.spec.image ?? '');

@@ -30,6 +30,7 @@ export const prepare: PhaseDef = {
       services: { ...spec.services },
       volumes: [...spec.volumes],
       retire_others: false,
+      ...(spec.files ? { files: spec.files } : {}),
       ...(signed.length > 0 ? { envelopes: signed } : {}),
       ...(names ? { project: names.project, env_name: names.env_name } : {}),
     });

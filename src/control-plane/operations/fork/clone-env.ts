@@ -14,5 +14,6 @@ export function cloneOnHost(ctx: PhaseContext, host: string, source: VersionReco
     version: source.id,
     services: { ...source.spec.services },
     volumes: [...source.spec.volumes],
+    ...(source.spec.files ? { files: source.spec.files } : {}),
   }, key);
 }
