@@ -72,7 +72,8 @@ describe('data operations API', () => {
     for (const [version, message] of [
       [unhealthy.id, /is not healthy/],
       [unhealthy.number, /is not healthy/],
-      [otherVersion, new RegExp(`is a version of env ${other.env}, not of env ${env.id}`)],
+      // Another env's version is looked up within this env only: the error never names the other env.
+      [otherVersion, new RegExp(`^cannot roll back to version ${otherVersion}: env ${env.id} has no such version$`)],
       ['ver_nope', /has no such version/],
       [99, /has no such version/],
     ] as const) {

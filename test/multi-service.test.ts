@@ -28,6 +28,8 @@ services:
     x-denv: {health: {path: /healthz}}
   db:
     command: [node, ${APP}]
+    container_name: shop-db
+    labels: {tier: data}
     environment: {VERSION: db-1, STARTUP_DELAY_MS: "1500"}
     x-denv: {health: {path: /healthz, timeout: 10s}}
 `;
@@ -53,6 +55,8 @@ describe('multi-service envs', () => {
   it('starts web after its database is healthy, and web finds it through its sibling variables', async () => {
     const dep = await op('/v1/projects/shop/deploy', { compose: twoServices, env: 'two' });
     expect(dep.status, dep.error ?? '').toBe('succeeded');
+    // Cosmetic fields are accepted and said to be without effect.
+    expect(dep.phases[0]!.evidence).toMatchObject({ ignored: ['services.db.container_name', 'services.db.labels'] });
     const env = await envOf(dep.env);
     const dbUrl = urlOf(env, 'db');
     const [dbVersion, dbPid] = (await (await fetch(dbUrl)).text()).split(' ');

@@ -22,6 +22,7 @@ export const resolve: PhaseDef = {
     state.version = version.id;
     state.number = version.number;
     if (state.previous_version === undefined) state.previous_version = env.current_version;
-    return ok({ version: version.id, number: version.number, services: Object.keys(spec.services), volumes: spec.volumes, previous: state.previous_version });
+    // `ignored`: Compose fields accepted without effect (cosmetic), so the evidence says what denv did not do.
+    return ok({ version: version.id, number: version.number, services: Object.keys(spec.services), volumes: spec.volumes, previous: state.previous_version, ignored: spec.ignored ?? [] });
   },
 };
