@@ -5,6 +5,7 @@
  * admin token, the agent's credential or state, or another env's data, and neither may its
  * healthcheck; loader variables, a working_dir outside the env, and `user: root` are refused.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +81,10 @@ describe('process services on a shared host', () => {
     expect(report.home).toBe(join(`${h.agentDir}-workloads`, prober.env, 'work'));
     for (const t of targets) expect(report.results[t], t).toMatch(/^(EACCES|EPERM)$/);
     expect(report.signal).toBe('EPERM');
+    // The agent's state is its own; what services reach is traversable, not listable.
+    expect(statSync(h.agentDir).mode & 0o777).toBe(0o700);
+    expect(statSync(`${h.agentDir}-workloads`).mode & 0o777).toBe(0o711);
+    expect(statSync(join(`${h.agentDir}-workloads`, prober.env, 'work')).uid).toBe(report.uid);
   });
 
   it('refuses loader variables, a working_dir outside the env and root', async () => {

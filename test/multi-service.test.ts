@@ -4,10 +4,14 @@
  * `DENV_<S>_HOST/PORT`, and a rollback to the version already serving that changes nothing.
  * Real control plane, real agent process, real service processes.
  */
+import { writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Env } from '../src/contracts/domain.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { freshDataDir } from './helpers/stores.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 
@@ -89,4 +93,34 @@ describe('multi-service envs', () => {
     const status = (await h.api.get(`/v1/envs/${first.env}/status?refresh=true`)).body;
     expect(status.live_status.workloads.map((w: { pid: number; ready: number }) => [w.pid, w.ready])).toEqual([[Number(answer.split(' ')[1]), 1]]);
   });
+
+  it('publishes the host port a Compose file names where the agent config allows it, and picks one otherwise', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    const cfg = freshDataDir('denv-published-');
+    writeFileSync(join(cfg, 'agent.yaml'), `allow: {published_ports: [${free}]}\n`);
+    const own = await startHarness({ agentConfig: join(cfg, 'agent.yaml') });
+    try {
+      expect((await own.api.post('/v1/projects', { name: 'pub' })).status).toBe(201);
+      const svc = (port: number) => ({ command: ['node', APP], ports: [`${port}:8080`], 'x-denv': { health: { path: '/healthz' } } });
+      const res = await own.api.post('/v1/projects/pub/deploy', { env: 'p', compose: { services: { fixed: svc(free), picked: svc(free === 65000 ? 65001 : 65000) } } });
+      const dep = await own.api.finished(res.body.deployment.id);
+      expect(dep.status, dep.error ?? '').toBe('succeeded');
+      const env: Env = (await own.api.get(`/v1/envs/${dep.env}`)).body;
+      expect(urlOf(env, 'fixed')).toBe(`http://127.0.0.1:${free}`);
+      expect(Number(new URL(urlOf(env, 'picked')).port)).not.toBe(65000);
+      // An update of the fixed-port service takes the port over (one copy at a time).
+      const again = await own.api.post('/v1/projects/pub/deploy', { env: 'p', compose: { services: { fixed: { ...svc(free), environment: { VERSION: 'v2' } } } } });
+      const dep2 = await own.api.finished(again.body.deployment.id);
+      expect(dep2.status, dep2.error ?? '').toBe('succeeded');
+      expect((await (await fetch(`http://127.0.0.1:${free}/`)).text()).split(' ')[0]).toBe('v2');
+    } finally {
+      await own.close();
+    }
+  });
 });
+

@@ -102,6 +102,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
 
   const ready = (async () => {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await chmod(dataDir, 0o700); // its credential, command log and env state are for the agent alone (docs/security.md)
     const store = new CommandStore(path.join(dataDir, 'commands'), log);
     const pruned = await store.prune();
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
@@ -111,7 +112,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
     await mkdir(workloads, { recursive: true, mode: 0o711 });
     await chmod(workloads, 0o711); // traversable by services' users, not listable
-    const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths: [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))] });
+    const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths: [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))], publishedPorts: config.allow.publishedPorts });
     log(`process services: ${config.processRuntime === 'disabled' ? 'disabled' : identities.switchUsers ? 'each as a user of its own' : `as this agent's user (uid ${process.getuid?.()})`}; workloads in ${workloads}`);
     const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);

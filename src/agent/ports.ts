@@ -13,6 +13,7 @@ import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { Mutex } from './mutex.js';
+import { DenvError } from '../contracts/errors.js';
 import { readJsonOrNull, writeJsonAtomic } from './files.js';
 
 export interface PortRange {
@@ -109,6 +110,22 @@ export class PortRegistry {
 
   release(owner: string): Promise<number> {
     return this.releaseWhere((o) => o === owner);
+  }
+
+  /**
+   * Give `owner` exactly `port` (a published port the host's config allows): idempotent for the
+   * same owner; throws AGENT_ERROR naming who holds it when another owner does or it is in use.
+   */
+  claim(owner: string, port: number): Promise<number> {
+    return this.locked(async (table) => {
+      const holder = table[String(port)];
+      if (holder === owner) return { table, value: port };
+      if (holder !== undefined) throw new DenvError('AGENT_ERROR', `host port ${port} is already published by ${holder}`);
+      if (!(await canBind(port))) throw new DenvError('AGENT_ERROR', `host port ${port} is in use on this host`);
+      const next: PortTable = Object.fromEntries(Object.entries(table).filter(([, o]) => o !== owner));
+      next[String(port)] = owner;
+      return { table: next, value: port };
+    });
   }
 
   /** The port `from` holds now belongs to `to` (a live service adopted by another version); null when `from` holds none. */

@@ -15,6 +15,7 @@
  *   process_runtime: enabled          # or disabled: refuse process services on this host
  *   run_as_root: false                # allow `user: root` for process services
  *   allow: {paths: [/srv/apps]}       # host paths process services may use as working_dir
+ *   allow: {published_ports: [80, 8000-8099]}   # host ports a Compose `ports: "H:C"` may publish as written
  *
  * Closed schema: an unknown key is refused with its path, so a typo never silently loosens trust.
  */
@@ -26,6 +27,7 @@ import { z } from 'zod';
 import { DenvError } from '../../contracts/errors.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import { loadTrustedKey, type TrustedKey } from '../../lib/envelope-crypto.js';
+import type { PortRange } from '../ports.js';
 
 export const NETWORK_MODES = ['bridge', 'host'] as const;
 export type NetworkMode = (typeof NETWORK_MODES)[number];
@@ -40,8 +42,9 @@ export const agentConfigSchema = z.strictObject({
       repositories: z.array(z.string()).default([]),
       services: z.array(z.string()).default([]),
       paths: z.array(z.string().startsWith('/', 'expected an absolute path')).default([]),
+      published_ports: z.array(z.union([z.number().int().min(1).max(65535), z.string().regex(/^\d{1,5}-\d{1,5}$/, 'expected a port or a range such as 8000-8099')])).default([]),
     })
-    .default({ repositories: [], services: [], paths: [] }),
+    .default({ repositories: [], services: [], paths: [], published_ports: [] }),
   listen: listenAddress.optional(),
   datasets: z.string().min(1).optional(),
   require_signature: z.boolean().default(true),
@@ -57,7 +60,7 @@ export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 export interface AgentConfig {
   readonly name: string;
   readonly trustedKeys: readonly TrustedKey[];
-  readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[]; readonly paths: readonly string[] };
+  readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[]; readonly paths: readonly string[]; readonly publishedPorts: readonly PortRange[] };
   readonly listen: { readonly host: string; readonly port: number } | null;
   readonly datasets: string | null;
   readonly requireSignature: boolean;
@@ -70,7 +73,20 @@ export interface AgentConfig {
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {
-  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false };
+  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false };
+}
+
+/** `8080` → 8080-8080; `8000-8099` → that range. */
+function portRange(v: number | string): PortRange {
+  if (typeof v === 'number') return { min: v, max: v };
+  const [min, max] = v.split('-').map(Number) as [number, number];
+  return { min, max };
+}
+
+/** The host port a service asks to publish (its first `ports: "H:C"`) when `allowed` covers it; null otherwise. */
+export function allowedPublishedPort(published: readonly { published: number | null }[] | undefined, allowed: readonly PortRange[]): number | null {
+  const asked = published?.find((p) => p.published !== null)?.published ?? null;
+  return asked !== null && allowed.some((r) => asked >= r.min && asked <= r.max) ? asked : null;
 }
 
 /** `127.0.0.1:7070` → {host, port}; `[::1]:7070` → {host: '::1', port}. */
@@ -99,7 +115,7 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
   return {
     name: file.name ?? os.hostname(),
     trustedKeys,
-    allow: { ...file.allow, paths: file.allow.paths.map(abs) },
+    allow: { repositories: file.allow.repositories, services: file.allow.services, paths: file.allow.paths.map(abs), publishedPorts: file.allow.published_ports.map(portRange) },
     listen: file.listen ? parseListen(file.listen) : null,
     datasets: file.datasets ? abs(file.datasets) : null,
     requireSignature: file.require_signature,

@@ -13,6 +13,7 @@
 import path from 'node:path';
 import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
 import { writeGrants } from './packed-files.js';
+import { allowedPublishedPort } from '../config/agent-config.js';
 import { DenvError } from '../../contracts/errors.js';
 import type { AgentContext } from '../context.js';
 import type { Identity } from '../identity/identity.js';
@@ -28,6 +29,8 @@ export interface PreparedService {
   readonly pidNamespace: boolean;
   /** `DENV_SECRET_*` / `DENV_CONFIG_*` → the files written for it (packed-files.ts). */
   readonly grants: Readonly<Record<string, string>>;
+  /** Published on the host port the Compose file names (the host allows it): one copy at a time. */
+  readonly fixedPort: boolean;
 }
 
 export async function prepareService(
@@ -58,6 +61,15 @@ export async function prepareService(
     if (!mount.read_only) await claimDataset(dir, identity);
   }
   const grants = await writeGrants(ctx.workloads, id, spec, files, identity);
-  const port = await ctx.ports.allocate(serviceKey(id));
-  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants };
+  // A published port the host allows is taken as written; otherwise the agent picks (endpoints say which).
+  const fixed = allowedPublishedPort(spec.published, ctx.identities.policy.publishedPorts ?? []);
+  let port: number;
+  if (fixed === null) port = await ctx.ports.allocate(serviceKey(id));
+  else {
+    // Held by another version of this service: the new copy takes it over at start (stop-first).
+    const holder = (await ctx.ports.read())[String(fixed)];
+    const previous = holder !== undefined && holder !== serviceKey(id) && holder.startsWith(`${id.env}/`) && holder.endsWith(`/${id.service}`);
+    port = previous ? fixed : await ctx.ports.claim(serviceKey(id), fixed);
+  }
+  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
 }

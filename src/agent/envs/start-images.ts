@@ -26,6 +26,7 @@ import { slotPortOwner } from '../runtimes/docker/slot.js';
 import { serviceKey } from '../runtimes/process/service-env.js';
 import { DenvError } from '../../contracts/errors.js';
 import { fileMounts, type FileMount } from './packed-files.js';
+import { allowedPublishedPort } from '../config/agent-config.js';
 import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
@@ -56,7 +57,10 @@ async function imageSiblings(host: PipelineHost, req: VersionRequest): Promise<R
   const addresses: SiblingAddress[] = [];
   for (const [service, spec] of Object.entries(req.services)) {
     if (spec.image !== null) {
-      const port = await slotPort(host, slotPortOwner({ scope: req.env, service }));
+      const owner = slotPortOwner({ scope: req.env, service });
+      // A published port the host allows is taken as written; otherwise the agent picks (endpoints say which).
+      const fixed = allowedPublishedPort(spec.published, host.config.allow.publishedPorts);
+      const port = fixed !== null ? await host.ports.claim(owner, fixed) : await slotPort(host, owner);
       addresses.push(host.config.network === 'bridge' ? { service, host: service, port: spec.ports[0] ?? port } : { service, host: '127.0.0.1', port });
     } else {
       addresses.push({ service, host: '127.0.0.1', port: await host.ports.allocate(serviceKey({ env: req.env, version: req.version, service })) });

@@ -123,7 +123,7 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
   // only interruption is the stop-to-healthy window (`updates.<service>.down_ms`).
   const takeover = new Map<string, ServiceIdentity>();
   for (const [name, plan] of prepared) {
-    if (updateOrder(req.services[name]!) !== 'stop-first') continue;
+    if (updateOrder(req.services[name]!) !== 'stop-first' && !plan.fixedPort) continue;
     const old = await liveOldCopy(ctx, env, version, name);
     if (!old) continue;
     await ctx.ports.release(serviceKey(id(name)));
@@ -157,7 +157,8 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
         if (!owned.has(name)) {
           if (!plan) return { ok: false, outcome: 'start_failed', message: failures.find((f) => f.service === name)?.message ?? `${name}: not prepared` };
           owned.add(name);
-          const downSince = updateOrder(req.services[name]!) === 'stop-first' ? await stopOldCopies(ctx, env, version, name) : null;
+          const stopFirst = updateOrder(req.services[name]!) === 'stop-first' || takeover.has(name);
+          const downSince = stopFirst ? await stopOldCopies(ctx, env, version, name) : null;
           const old = takeover.get(name);
           if (old) await ctx.ports.transfer(serviceKey(old), serviceKey(id(name)));
           const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd });

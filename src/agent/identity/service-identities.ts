@@ -6,6 +6,7 @@ import { DenvError } from '../../contracts/errors.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { canSwitchUsers, resolveUser, type Identity } from './identity.js';
 import { UidRegistry } from './uid-registry.js';
+import type { PortRange } from '../ports.js';
 
 export interface ProcessPolicy {
   /** `disabled`: process services are refused on this host. */
@@ -14,6 +15,8 @@ export interface ProcessPolicy {
   readonly runAsRoot: boolean;
   /** Host paths a service may use as working_dir besides its env's own dir (prefixes). */
   readonly allowPaths: readonly string[];
+  /** Host ports a Compose `ports: "H:C"` may publish as written (default: none, the agent picks). */
+  readonly publishedPorts?: readonly PortRange[];
 }
 
 export const DEFAULT_PROCESS_POLICY: ProcessPolicy = { processRuntime: 'enabled', runAsRoot: false, allowPaths: [] };

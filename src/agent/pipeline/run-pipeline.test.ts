@@ -27,7 +27,7 @@ beforeAll(async () => {
   const config: AgentConfig = {
     name: 'h1',
     trustedKeys: [loadTrustedKey(publicKey.export({ type: 'spki', format: 'pem' }) as string, 'k.pub')],
-    allow: { repositories: ['reg:5000/team'], services: ['web'], paths: [] },
+    allow: { repositories: ['reg:5000/team'], services: ['web'], paths: [], publishedPorts: [] },
     listen: null,
     datasets: null,
     requireSignature: true,
