@@ -6,8 +6,8 @@
 //
 // denv side: a control plane in this process (embedded PGlite) and one real agent process on
 // 127.0.0.1, copy driver. PostgreSQL 15 from /usr/lib/postgresql/15/bin runs as a process service
-// with `user: postgres`, its data in a dataset and a pg_isready healthcheck — the Compose file of
-// test/postgres.test.ts. It is deployed once, then redeployed N times with a changed setting
+// with `user: postgres`, its data in a dataset and a pg_isready healthcheck — examples/postgres/compose.yaml,
+// as test/postgres.test.ts deploys it. It is deployed once, then redeployed N times with a changed setting
 // (`-c work_mem=…`): the writable dataset makes each update stop-first. Per update:
 //   - down_ms: what the agent reports in the deploy's `prepare` evidence (`updates.db.down_ms`):
 //     from stopping the old postmaster to the new one passing its healthcheck;
@@ -153,32 +153,13 @@ const agent = spawn(process.execPath, [bin, 'agent', '--control', cp.url, '--enr
 await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.status === 'connected'), 30_000, 'the agent to connect', 50);
 await api('POST', '/v1/projects', { name: 'bench' });
 
-// The Compose file of test/postgres.test.ts (Debian's PostgreSQL as a user writes it).
-const compose = (workMem) => `
-services:
-  init:
-    user: postgres
-    restart: "no"
-    command: [find, "\${DENV_VOLUME_PGDATA}", -maxdepth, "0", -empty, -exec, ${PG_BIN}/initdb, -D, "\${DENV_VOLUME_PGDATA}", -U, postgres, --auth=trust, --no-sync, ";"]
-    volumes: [pgdata:/var/lib/postgresql/data]
-  db:
-    user: postgres
-    stop_signal: SIGINT
-    stop_grace_period: 20s
-    command: [${PG_BIN}/postgres, -D, "\${DENV_VOLUME_PGDATA}", -h, 127.0.0.1, -p, "\${DENV_DB_PORT}", -k, "", -c, "work_mem=${workMem}", -c, fsync=off]
-    depends_on:
-      init: {condition: service_completed_successfully}
-    volumes: [pgdata:/var/lib/postgresql/data]
-    healthcheck:
-      test: [CMD, ${PG_BIN}/pg_isready, -h, 127.0.0.1, -p, "\${DENV_DB_PORT}"]
-      interval: 100ms
-      retries: 300
-volumes:
-  pgdata: {}
-`;
+// examples/postgres/compose.yaml, loaded as `denv deploy -f` loads it (PG_WORK_MEM from "the shell").
+const { loadComposeFile } = await import(join(root, 'dist', 'cli', 'load-compose-file.js'));
+const EXAMPLE = join(root, 'examples', 'postgres', 'compose.yaml');
+const compose = async (workMem) => (await loadComposeFile(EXAMPLE, { env: { PG_WORK_MEM: workMem, PG_FSYNC: 'off' } })).model;
 
 async function deploy(workMem) {
-  const { deployment } = await api('POST', '/v1/projects/bench/deploy', { compose: compose(workMem), env: 'production' });
+  const { deployment } = await api('POST', '/v1/projects/bench/deploy', { compose: await compose(workMem), env: 'production' });
   if (!deployment) throw new Error('the deploy was refused');
   const d = await until(async () => {
     const x = await api('GET', `/v1/deployments/${deployment.id}`);

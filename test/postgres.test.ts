@@ -7,43 +7,27 @@
  * fork starts although its data holds the source's postmaster.pid, has the rows, and writes do
  * not cross); rollback restores the snapshot's rows.
  *
- * The Compose file is what a user writes for Debian's PostgreSQL: a one-shot `init` service runs
- * initdb only on an empty data dir (find … -empty -exec, an argv), `db` waits for it with
- * `service_completed_successfully`, and finds its own port and data dir through `${DENV_…}`.
+ * The Compose file is examples/postgres/compose.yaml, loaded as the CLI loads it: a one-shot
+ * `init` service runs initdb only on an empty data dir (find … -empty -exec, an argv), `db`
+ * waits for it with `service_completed_successfully`, and finds its own port and data dir
+ * through `${DENV_…}`; `${PG_WORK_MEM:-4MB}` comes from the environment it is loaded in.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Env, Version } from '../src/contracts/domain.js';
 import { run } from '../src/lib/exec.js';
+import { loadComposeFile } from '../src/cli/load-compose-file.js';
 import { mountBtrfs, type BtrfsMount } from './helpers/btrfs.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { freshDataDir } from './helpers/stores.js';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
+const EXAMPLE = fileURLToPath(new URL('../examples/postgres/compose.yaml', import.meta.url));
 
-const compose = (workMem: string) => `
-services:
-  init:
-    user: postgres
-    restart: "no"
-    command: [find, "\${DENV_VOLUME_PGDATA}", -maxdepth, "0", -empty, -exec, ${PG_BIN}/initdb, -D, "\${DENV_VOLUME_PGDATA}", -U, postgres, --auth=trust, --no-sync, ";"]
-    volumes: [pgdata:/var/lib/postgresql/data]
-  db:
-    user: postgres
-    stop_signal: SIGINT
-    stop_grace_period: 20s
-    command: [${PG_BIN}/postgres, -D, "\${DENV_VOLUME_PGDATA}", -h, 127.0.0.1, -p, "\${DENV_DB_PORT}", -k, "", -c, "work_mem=${workMem}", -c, fsync=off]
-    depends_on:
-      init: {condition: service_completed_successfully}
-    volumes: [pgdata:/var/lib/postgresql/data]
-    healthcheck:
-      test: [CMD, ${PG_BIN}/pg_isready, -h, 127.0.0.1, -p, "\${DENV_DB_PORT}"]
-      interval: 100ms
-      retries: 300
-volumes:
-  pgdata: {}
-`;
+/** The example loaded as `denv deploy -f` loads it, with `PG_WORK_MEM` from "the user's shell" (fsync off: a test). */
+const compose = async (workMem: string) => (await loadComposeFile(EXAMPLE, { env: { PG_WORK_MEM: workMem, PG_FSYNC: 'off' } })).model;
 
 async function psql(port: number, sql: string): Promise<string> {
   const r = await run(['psql', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { timeoutMs: 20_000 });
@@ -77,7 +61,7 @@ describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s d
   const dbPort = async (id: string) => Number(new URL((await envOf(id)).endpoints.find((e) => e.service === 'db')!.url).port);
 
   it('deploys, updates stop-first with its rows, snapshots, forks on the same host and rolls back', async () => {
-    const first = await op('/v1/projects/pg/deploy', { compose: compose('4MB'), env: 'production' });
+    const first = await op('/v1/projects/pg/deploy', { compose: await compose('4MB'), env: 'production' });
     const envId = first.env;
     let port = await dbPort(envId);
     // It runs as postgres (every postgres process on this machine the test started is postgres's).
@@ -89,7 +73,7 @@ describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s d
     expect(new Set(postmasterUid)).toEqual(new Set([pgUid]));
 
     // A changed setting: stop-first, same data, the rows are still there, and the downtime is recorded.
-    const second = await op('/v1/projects/pg/deploy', { compose: compose('8MB'), env: 'production' });
+    const second = await op('/v1/projects/pg/deploy', { compose: await compose('8MB'), env: 'production' });
     const prepare = second.phases.find((p) => p.name === 'prepare')!.evidence as { updates?: Record<string, { order: string; down_ms: number }> };
     expect(prepare.updates?.db?.order).toBe('stop-first');
     expect(prepare.updates!.db!.down_ms).toBeGreaterThan(0);

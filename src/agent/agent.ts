@@ -101,6 +101,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   let telemetry: AgentTelemetry | null = null;
 
   const ready = (async () => {
+    await mkdir(path.dirname(dataDir), { recursive: true }); // parents as usual: the workloads root beside it must stay reachable
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700); // its credential, command log and env state are for the agent alone (docs/security.md)
     const store = new CommandStore(path.join(dataDir, 'commands'), log);

@@ -47,6 +47,7 @@ export const verifyRun: CommandHandler<'verify.run'> = {
     const { cwd, env, prefix } = ctx.runtime.contextOf(rec);
     const scratch = verifyRunDir(ctx.workloads, p.env);
     await rm(scratch, { recursive: true, force: true });
+    await mkdir(path.dirname(scratch), { recursive: true, mode: 0o711 });
     await mkdir(scratch, { recursive: true, mode: 0o700 });
     if (rec.identity) {
       // The verifier runs as the grader service's user: it reads the collected copy (a private

@@ -25,6 +25,8 @@ import { envWorkDir } from './env-dirs.js';
 export interface PreparedService {
   readonly identity: Identity | null;
   readonly cwd: string;
+  /** `HOME`: the env's own work dir, owned by its user. */
+  readonly home: string;
   readonly port: number;
   readonly pidNamespace: boolean;
   /** `DENV_SECRET_*` / `DENV_CONFIG_*` → the files written for it (packed-files.ts). */
@@ -41,6 +43,10 @@ export async function prepareService(
   files?: Readonly<Record<string, PackedTree>>,
 ): Promise<PreparedService> {
   const identity = await ctx.identities.forService(id.env, id.service, spec);
+  // The env's own dir: the working dir when none is given, and HOME always (the one place its user may write besides datasets).
+  const home = envWorkDir(ctx.workloads, id.env);
+  await ownDir(path.dirname(home), null, 0o711);
+  await ownDir(home, identity);
   let cwd: string;
   if (spec.working_dir) {
     cwd = path.resolve(spec.working_dir);
@@ -49,11 +55,7 @@ export async function prepareService(
       throw new DenvError('AGENT_ERROR', `working_dir ${cwd} is outside this env's own directory; a host path must be allowed in the agent config (allow: {paths: [...]})`);
     }
     await assertReachable(path.join(cwd, '.'), identity, 'working_dir');
-  } else {
-    cwd = envWorkDir(ctx.workloads, id.env);
-    await ownDir(path.dirname(cwd), null, 0o711);
-    await ownDir(cwd, identity);
-  }
+  } else cwd = home;
   for (const mount of spec.volumes) {
     const dir = datasets[mount.source];
     if (!dir) continue;
@@ -71,5 +73,5 @@ export async function prepareService(
     const previous = holder !== undefined && holder !== serviceKey(id) && holder.startsWith(`${id.env}/`) && holder.endsWith(`/${id.service}`);
     port = previous ? fixed : await ctx.ports.claim(serviceKey(id), fixed);
   }
-  return { identity, cwd, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
+  return { identity, cwd, home, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
 }

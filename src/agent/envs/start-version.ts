@@ -161,7 +161,7 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
           const downSince = stopFirst ? await stopOldCopies(ctx, env, version, name) : null;
           const old = takeover.get(name);
           if (old) await ctx.ports.transfer(serviceKey(old), serviceKey(id(name)));
-          const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd });
+          const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd, home: plan.home });
           if (!started.ok) return { ok: false, outcome: 'start_failed', message: `${name}: ${started.message}` };
           markStarted(true);
           const verdict = await healthOf(name);

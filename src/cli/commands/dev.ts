@@ -156,9 +156,11 @@ export function registerDev(program: Command): void {
             enrollmentKey,
             dataDir: path.join(dataDir, 'agent'),
             ...(opts.agentConfig ? { config: path.resolve(opts.agentConfig) } : {}),
-            // Services' files live beside the 0700 data dir; the developer's own directory and the
-            // bundled examples may be working dirs (docs/security.md).
-            extra: ['--workloads', `${dataDir}-workloads`, '--allow-path', process.cwd(), '--allow-path', path.dirname(path.dirname(EXAMPLE_COMPOSE)), ...localAgentFlags(opts)],
+            // Services' files live beside the 0700 data dir. The local agent serves only the team of
+            // the developer who runs it (no other team can place an env on it), so a process
+            // service may run in any directory of this machine its user can reach; it still runs as
+            // a user of its own, not as the developer (docs/security.md).
+            extra: ['--workloads', `${dataDir}-workloads`, '--allow-path', '/', ...localAgentFlags(opts)],
             write: say,
           });
           // The agent exiting on its own (not because we are stopping) ends `dev` with an error.

@@ -1,5 +1,5 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The control plane's data dir holds the embedded database (both teams' secrets live in its
@@ -8,6 +8,9 @@ import { join } from 'node:path';
  * version, or by hand).
  */
 export function ensurePrivateDir(dir: string): void {
+  // Only the dir itself is private: parents it creates get the usual mode, so a sibling such as
+  // `denv dev`'s `<data-dir>-workloads` stays reachable by services' users.
+  mkdirSync(dirname(dir), { recursive: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
 }

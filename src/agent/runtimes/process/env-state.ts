@@ -58,6 +58,8 @@ export interface ServiceRecord {
   identity?: Identity | null;
   /** Started in a PID namespace of its own: `pid` is `unshare`, the payload its child. */
   pid_namespace?: boolean;
+  /** HOME when it runs as a user of its own: the env's own work dir. */
+  home?: string;
   /** `DENV_<S>_HOST/PORT` of its env when it started (restarts reuse them). */
   siblings?: Readonly<Record<string, string>>;
 }

@@ -56,6 +56,8 @@ export interface StartRequest extends ServiceIdentity {
   readonly siblings?: Readonly<Record<string, string>>;
   /** Where it runs (default: the env's work dir). */
   readonly cwd?: string;
+  /** HOME for a service with an identity of its own (default: its cwd). */
+  readonly home?: string;
 }
 
 /** The context a command runs in "as" a service: its dir, its environment, and the argv prefix that makes it its user. */
@@ -173,6 +175,7 @@ export class ProcessRuntime {
       identity: req.identity ?? null,
       pid_namespace: req.pidNamespace ?? false,
       siblings: req.siblings ?? {},
+      ...(req.home !== undefined ? { home: req.home } : {}),
     };
     const live: Live = { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.now() };
     const ok = await this.spawnInto(live);
@@ -294,7 +297,7 @@ export class ProcessRuntime {
     const identity = rec.identity ?? null;
     return {
       cwd: rec.cwd,
-      env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets, rec.siblings ?? {}, identity ? rec.cwd : null),
+      env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets, rec.siblings ?? {}, identity ? (rec.home ?? rec.cwd) : null),
       prefix: contextArgv([], identity),
     };
   }
