@@ -84,6 +84,6 @@ describe('files of an image service', () => {
     const envelope = envelopeOf(payloadOf({ service: 'web', repository: web.repository, digest: web.digest, host: 'test-host' }), key);
     const dep = await deploy({ env: 'signed', compose: composeOf(), envelope });
     expect(dep.status).toBe('failed');
-    expect(dep.error).toMatch(/bind mounts, secrets and configs \(\/www\/static, \/www\/page\.html, \/run\/secrets\/pw\) are refused on a signed deploy/);
+    expect(dep.error).toContain('bind mounts, secrets and configs (/www/static, /run/secrets/pw, /www/page.html) are refused on a signed deploy');
   });
 });
