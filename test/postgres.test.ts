@@ -12,7 +12,7 @@
  * waits for it with `service_completed_successfully`, and finds its own port and data dir
  * through `${DENV_…}`; `${PG_WORK_MEM:-4MB}` comes from the environment it is loaded in.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,13 +64,18 @@ describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s d
     const first = await op('/v1/projects/pg/deploy', { compose: await compose('4MB'), env: 'production' });
     const envId = first.env;
     let port = await dbPort(envId);
-    // It runs as postgres (every postgres process on this machine the test started is postgres's).
     const pgUid = (await run(['id', '-u', 'postgres'])).stdout.trim();
     await psql(port, 'create table t (n int); insert into t values (1), (2)');
     expect(await psql(port, 'show work_mem')).toBe('4MB');
     expect(await psql(port, 'select count(*) from t')).toBe('2');
-    const postmasterUid = (await run(['ps', '-o', 'uid=', '-C', 'postgres'])).stdout.trim().split(/\s+/);
-    expect(new Set(postmasterUid)).toEqual(new Set([pgUid]));
+    // The postmaster runs as postgres, as PID 1 of a PID namespace of its own (its host pid is
+    // the only child of the `unshare` the agent records).
+    const status = (await h.api.get(`/v1/envs/${envId}/status?refresh=true`)).body;
+    const recorded = status.live_status.workloads.find((w: { service: string }) => w.service === 'db').pid as number;
+    const postmaster = Number(readFileSync(`/proc/${recorded}/task/${recorded}/children`, 'utf8').trim().split(/\s+/)[0]);
+    const procStatus = readFileSync(`/proc/${postmaster}/status`, 'utf8');
+    expect(/^Uid:\s+(\d+)/m.exec(procStatus)![1]).toBe(pgUid);
+    expect(/^NSpid:\s+\d+\s+(\d+)$/m.exec(procStatus)![1]).toBe('1');
 
     // A changed setting: stop-first, same data, the rows are still there, and the downtime is recorded.
     const second = await op('/v1/projects/pg/deploy', { compose: await compose('8MB'), env: 'production' });
