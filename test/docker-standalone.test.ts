@@ -11,10 +11,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statfsSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/lib/exec.js';
+import { agentTagOf } from '../src/agent/runtimes/docker/slot.js';
 import { buildTestImages, type TestImage, type TestImages } from './helpers/docker-images.js';
 import { post, startDockerAgent, type DockerAgent } from './helpers/docker-agent.js';
 import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
@@ -204,7 +205,8 @@ describe('signed deploys on a real engine and registry', () => {
   });
 
   it('preflight checks the signature, changes no file and starts no container', async () => {
-    const snapshot = () => ({ data: tree(agent.dataDir), env: tree(agent.envDir), containers: execFileSync('docker', ['ps', '-aq', '--no-trunc'], { encoding: 'utf8' }) });
+    // This agent's containers only: other test files run their own agents on the same engine at the same time.
+    const snapshot = () => ({ data: tree(agent.dataDir), env: tree(agent.envDir), containers: execFileSync('docker', ['ps', '-aq', '--no-trunc', '--filter', `label=dev.denv.agent=${agentTagOf(resolve(agent.dataDir))}`], { encoding: 'utf8' }) });
     const before = snapshot();
     const fresh = envelopeOf(payload(images.v1, { service: 'api' }), trusted);
     const ok = await deploy(fresh, '/preflight');

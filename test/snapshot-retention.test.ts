@@ -101,7 +101,8 @@ describe.each(['copy', 'btrfs'] as const)('snapshot retention on the %s driver',
     const snap = async () => (await run(`/v1/envs/${env}/snapshot`)).phases.at(-1)!.evidence!.version as string;
     const v2 = await snap();
     await settlesTo(env, [v2], 'v1 pruned after the snapshot of v2');
-    const [first] = await prunedEvents(env);
+    // The event is appended once the host has answered, which may be just after the disk settled.
+    const [first] = await waitFor(async () => ((await prunedEvents(env)).length >= 1 ? prunedEvents(env) : undefined), 10_000, 'the first snapshots.pruned event');
     expect(first!.data.removed).toEqual([v1]);
 
     const fork = await run(`/v1/envs/${env}/fork`, { name: 'keep-fork' });
