@@ -78,13 +78,13 @@ describe('process services on a shared host', () => {
     const report = JSON.parse(await (await fetch((await envOf(prober.env)).endpoints[0]!.url)).text());
     expect(report.uid).toBeGreaterThanOrEqual(61184);
     expect(report.uid).not.toBe(0);
-    expect(report.home).toBe(join(`${h.agentDir}-workloads`, prober.env, 'work'));
+    expect(report.home).toBe(join(`${h.agentDir}-workloads`, prober.env, 'work', 'probe'));
     for (const t of targets) expect(report.results[t], t).toMatch(/^(EACCES|EPERM)$/);
     expect(report.signal).toBe('EPERM');
     // The agent's state is its own; what services reach is traversable, not listable.
     expect(statSync(h.agentDir).mode & 0o777).toBe(0o700);
     expect(statSync(`${h.agentDir}-workloads`).mode & 0o777).toBe(0o711);
-    expect(statSync(join(`${h.agentDir}-workloads`, prober.env, 'work')).uid).toBe(report.uid);
+    expect(statSync(join(`${h.agentDir}-workloads`, prober.env, 'work', 'probe')).uid).toBe(report.uid);
   });
 
   it('refuses loader variables, a working_dir outside the env and root', async () => {

@@ -113,12 +113,14 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
     await mkdir(workloads, { recursive: true, mode: 0o711 });
     await chmod(workloads, 0o711); // traversable by services' users, not listable
-    const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths: [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))], publishedPorts: config.allow.publishedPorts });
+    // `--allow-path` adds to agent.yaml's allow.paths, for process working dirs and container bind mounts alike.
+    const allowPaths = [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))];
+    const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths, publishedPorts: config.allow.publishedPorts });
     log(`process services: ${config.processRuntime === 'disabled' ? 'disabled' : identities.switchUsers ? 'each as a user of its own' : `as this agent's user (uid ${process.getuid?.()})`}; workloads in ${workloads}`);
     const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);
     const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
-    const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name }, ports, log });
+    const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name, allow: { ...config.allow, paths: allowPaths } }, ports, log });
     log(`image services: ${pipeline.docker ? `docker engine ${pipeline.docker.engineVersion}` : 'no docker runtime (the engine does not answer)'}; ${config.trustedKeys.length} trusted key(s)`);
     if (config.listen) {
       server = await startStandaloneServer(pipeline, config.listen).catch((err: unknown) => {

@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { PackedTree } from '../contracts/spec.js';
 import { CliError } from './cli-error.js';
 
-export const MAX_PACKED_BYTES = 4 * 1024 * 1024;
+/** Counted as sent (base64), with room left under the API's 4 MiB body limit for the Compose model. */
+export const MAX_PACKED_BYTES = 3 * 1024 * 1024;
 export const MAX_PACKED_ENTRIES = 1000;
 
 interface Budget {
@@ -33,10 +34,10 @@ async function packTree(root: string, budget: Budget, what: string, createMissin
       return;
     }
     if (!st.isFile()) throw new CliError('INVALID_COMPOSE', `${what}: ${abs} is not a regular file or directory (symlinks, devices and FIFOs are not packed)`);
-    budget.bytes += st.size;
+    budget.bytes += Math.ceil(st.size / 3) * 4;
     budget.entries += 1;
     if (budget.bytes > MAX_PACKED_BYTES || budget.entries > MAX_PACKED_ENTRIES) {
-      throw new CliError('INVALID_COMPOSE', `${what}: the files beside the Compose file that it mounts or reads exceed ${MAX_PACKED_BYTES / 1024 / 1024} MiB or ${MAX_PACKED_ENTRIES} files; keep data in a named volume (a dataset) or build it into an image`);
+      throw new CliError('INVALID_COMPOSE', `${what}: the files beside the Compose file that it mounts or reads exceed ${MAX_PACKED_BYTES / 1024 / 1024} MiB (as sent, base64) or ${MAX_PACKED_ENTRIES} files; keep data in a named volume (a dataset) or build it into an image`);
     }
     entries.push({ path: rel, mode: st.mode & 0o777, content_b64: (await readFile(abs)).toString('base64') });
   };

@@ -98,13 +98,14 @@ function argvOf(input: unknown, path: string, problems: Problems): string[] | nu
   return null;
 }
 
-function healthOf(input: Record<string, unknown>, path: string, image: boolean, http: HealthSpec | null, problems: Problems): HealthSpec {
+function healthOf(input: Record<string, unknown>, path: string, image: boolean, http: HealthSpec | null, problems: Problems, ignored: string[]): HealthSpec {
   const check = input.healthcheck;
   if (isMap(check) && check.retries !== undefined && (typeof check.retries !== 'number' || !Number.isInteger(check.retries) || check.retries < 0)) {
     problems.add(`${path}.healthcheck.retries`, 'expected a whole number ≥ 0');
   }
   if (isMap(check) && check.disable !== true && check.test !== undefined) {
     const at = `${path}.healthcheck`;
+    if (check.start_interval !== undefined) ignored.push(`${at}.start_interval`);
     let test: string[] | null = null;
     const t = check.test;
     if (typeof t === 'string') test = image ? ['CMD-SHELL', t] : (problems.catch(() => splitCommand(t, `${at}.test`)) ?? null);
@@ -139,7 +140,7 @@ function portNumber(value: unknown): number | null {
 const PORT_HELP = 'expected a port such as 8080, "8080:80", "127.0.0.1:8080:80/tcp" or {target, published}';
 
 /** `ports` (short and long syntax) → container ports and the host ports asked for. */
-function portsOf(input: unknown, path: string, problems: Problems): PortSpec[] {
+function portsOf(input: unknown, path: string, problems: Problems, ctx_ignored: string[]): PortSpec[] {
   if (input === undefined || input === null) return [];
   if (!Array.isArray(input)) {
     problems.add(path, 'expected a list');
@@ -149,6 +150,10 @@ function portsOf(input: unknown, path: string, problems: Problems): PortSpec[] {
   input.forEach((entry, i) => {
     const at = `${path}.${i}`;
     if (isMap(entry)) {
+      // The agent publishes on 127.0.0.1 and speaks TCP; say so where the file asks otherwise.
+      if (entry.host_ip !== undefined && entry.host_ip !== '127.0.0.1') ctx_ignored.push(`${at}.host_ip`);
+      if (entry.mode !== undefined && entry.mode !== 'ingress') ctx_ignored.push(`${at}.mode`);
+      for (const key of ['app_protocol', 'name']) if (entry[key] !== undefined) ctx_ignored.push(`${at}.${key}`);
       const target = portNumber(entry.target);
       const published = entry.published === undefined || entry.published === null || entry.published === '' ? null : portNumber(entry.published);
       const protocol = entry.protocol ?? 'tcp';
@@ -281,6 +286,8 @@ function grantsOf(kind: 'secrets' | 'configs', input: unknown, path: string, ctx
     const target = isMap(entry) && typeof entry.target === 'string' ? entry.target : kind === 'secrets' ? `/run/secrets/${source}` : `/${source}`;
     const rawMode = isMap(entry) ? entry.mode : undefined;
     const mode = typeof rawMode === 'number' ? rawMode : typeof rawMode === 'string' && /^0?[0-7]{3}$/.test(rawMode) ? parseInt(rawMode, 8) : null;
+    // Permission bits only: a setuid file made by the agent would be a way to root.
+    if (rawMode !== undefined && (mode === null || mode < 0 || mode > 0o777)) return (ctx.problems.add(`${at}.mode`, 'expected a file mode such as 0400 (permission bits only, no setuid, setgid or sticky bit)'), []);
     if (isMap(entry)) for (const key of ['uid', 'gid']) if (entry[key] !== undefined) ctx.ignored.push(`${at}.${key}`);
     return [{ source, target, mode }];
   });
@@ -319,17 +326,19 @@ function limitsOf(input: Record<string, unknown>, path: string, problems: Proble
   return { memory_bytes: memory, cpus: cpus !== null && cpus > 0 ? cpus : null, pids: pids !== null && pids > 0 ? pids : null };
 }
 
-function restartOf(input: Record<string, unknown>, path: string, problems: Problems): RestartPolicy | null {
+function restartOf(input: Record<string, unknown>, path: string, problems: Problems, ignored: string[]): RestartPolicy | null {
   const deploy = isMap(input.deploy) ? input.deploy : {};
   const policy = isMap(deploy.restart_policy) ? deploy.restart_policy : null;
   if (policy) {
+    for (const key of ['delay', 'max_attempts', 'window']) if (policy[key] !== undefined) ignored.push(`${path}.deploy.restart_policy.${key}`);
     const map: Record<string, RestartPolicy> = { none: 'no', 'on-failure': 'on-failure', any: 'always' };
     const r = map[String(policy.condition ?? 'any')];
     if (!r) problems.add(`${path}.deploy.restart_policy.condition`, 'expected none, on-failure or any');
     return r ?? null;
   }
   if (input.restart === undefined) return null;
-  const r = String(input.restart).replace(/:\d+$/, ''); // on-failure:5 — the count is not enforced
+  const r = String(input.restart).replace(/:\d+$/, '');
+  if (r !== String(input.restart)) ignored.push(`${path}.restart`); // on-failure:5 — the count is not enforced
   if (!RESTART_POLICIES.includes(r as RestartPolicy)) problems.add(`${path}.restart`, `expected one of ${RESTART_POLICIES.join(', ')}`);
   return RESTART_POLICIES.includes(r as RestartPolicy) ? (r as RestartPolicy) : null;
 }
@@ -347,7 +356,7 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     p.add(path, build ? 'has only build: building images comes with source deploys; give an image (or a command to run as a process)' : 'needs an image or a command (no image and no command to run)');
   }
   const x = normalizeServiceXDenv(input['x-denv'], path, p);
-  const published = portsOf(input.ports, `${path}.ports`, p);
+  const published = portsOf(input.ports, `${path}.ports`, p, ctx.ignored);
   const { volumes, binds, tmpfs } = mountsOf(input.volumes, `${path}.volumes`, ctx, image !== null);
   const tmpfsField = input.tmpfs === undefined || input.tmpfs === null ? [] : Array.isArray(input.tmpfs) ? input.tmpfs.map(String) : [String(input.tmpfs)];
   if (tmpfsField.length > 0 && image === null) p.add(`${path}.tmpfs`, 'tmpfs mounts are for image services; a process service writes to its working_dir or a dataset');
@@ -379,10 +388,10 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     working_dir: workingDir,
     ports: [...new Set([...published.map((q) => q.target), ...exposeOf(input.expose, `${path}.expose`, p)])],
     volumes,
-    health: healthOf(input, path, image !== null, x.health, p),
+    health: healthOf(input, path, image !== null, x.health, p, ctx.ignored),
     user,
     depends_on: dependsOf(input.depends_on, `${path}.depends_on`, ctx, name),
-    restart: restartOf(input, path, p),
+    restart: restartOf(input, path, p, ctx.ignored),
     update_order: x.update_order ?? ((update.order as ServiceSpec['update_order'] | undefined) ?? null),
     stop_signal: stopSignal === null ? null : stopSignal.startsWith('SIG') ? stopSignal : `SIG${stopSignal}`,
     stop_grace_ms: grace,

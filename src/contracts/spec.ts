@@ -74,6 +74,8 @@ function parseYamlText(source: string): unknown {
 }
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+/** A path inside a packed tree: relative, no empty, `.` or `..` segment. */
+const PACKED_PATH = /^(?!\/)(?!.*(?:^|\/)\.{1,2}(?:\/|$))(?!.*\/\/).+$/;
 
 /** Top-level `volumes`: each is a dataset. `external` volumes are not denv's to manage. */
 function normalizeVolumes(input: unknown, problems: Problems): string[] {
@@ -123,6 +125,7 @@ function normalizeGrants(kind: 'secrets' | 'configs', input: unknown, packed: Re
   const singular = kind === 'secrets' ? 'secret' : 'config';
   for (const [name, def] of Object.entries(input)) {
     const path = `${kind}.${name}`;
+    if (!NAME.test(name)) problems.add(kind, `"${name}": names use letters, digits, _ . - (they name files on the host)`);
     if (!isMap(def)) {
       problems.add(path, 'expected a mapping with file or content');
       continue;
@@ -157,6 +160,7 @@ function readPacked(value: unknown, problems: Problems): Record<string, PackedTr
   for (const [key, tree] of Object.entries(value)) {
     const t = tree as PackedTree;
     if (!isMap(tree) || (t.kind !== 'file' && t.kind !== 'dir') || !Array.isArray(t.entries)) problems.add(`x-denv-packed.${key}`, 'expected {kind, entries}');
+    else if (t.entries.some((e) => !isMap(e) || typeof e.path !== 'string' || (t.kind === 'dir' && !PACKED_PATH.test(e.path)))) problems.add(`x-denv-packed.${key}`, 'entries need relative paths inside the tree (no "..", no leading "/")');
     else out[key] = { kind: t.kind, entries: t.entries.map((e) => ({ path: String(e.path), mode: Number(e.mode) & 0o777, content_b64: String(e.content_b64) })) };
   }
   return out;
@@ -164,7 +168,7 @@ function readPacked(value: unknown, problems: Problems): Record<string, PackedTr
 
 /**
  * Parse a loaded Compose document (YAML text or an object) into a Spec, or throw
- * INVALID_COMPOSE whose message lists every problem (`; `-separated), each with its path.
+ * INVALID_COMPOSE whose message lists every problem (one per line), each with its path.
  */
 export function parseSpec(source: string | Record<string, unknown>): Spec {
   const doc = typeof source === 'string' ? parseYamlText(source) : source;

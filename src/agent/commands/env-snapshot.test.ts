@@ -80,7 +80,7 @@ describe('env.exec', () => {
       fx.ctx,
       Date.now(),
     );
-    expect(res).toEqual({ exit: 0, stdout: `${created.services.web!.port} ${path.join(fx.dataDir, 'env_s', 'work')} ${livePath()}\n`, stderr: 'e\n', timed_out: false });
+    expect(res).toEqual({ exit: 0, stdout: `${created.services.web!.port} ${path.join(fx.dataDir, 'env_s', 'work', 'web')} ${livePath()}\n`, stderr: 'e\n', timed_out: false });
   });
 
   it('kills on timeout, answers 127 for a missing program and refuses a service that is not running', async () => {

@@ -20,7 +20,7 @@ import type { Identity } from '../identity/identity.js';
 import { assertReachable, claimDataset, ownDir } from '../identity/ownership.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
 import { writesDataset } from './start-order.js';
-import { envWorkDir } from './env-dirs.js';
+import { serviceWorkDir } from './env-dirs.js';
 
 export interface PreparedService {
   readonly identity: Identity | null;
@@ -43,12 +43,15 @@ export async function prepareService(
   files?: Readonly<Record<string, PackedTree>>,
 ): Promise<PreparedService> {
   const identity = await ctx.identities.forService(id.env, id.service, spec);
-  // The env's own dir: the working dir when none is given, and HOME always (the one place its user may write besides datasets).
-  const home = envWorkDir(ctx.workloads, id.env);
+  // The service's own dir: its working dir when none is given, and HOME always (the one place its
+  // user may write besides datasets). One per service: services of one env may run as different users.
+  const home = serviceWorkDir(ctx.workloads, id.env, id.service);
+  await ownDir(path.dirname(path.dirname(home)), null, 0o711);
   await ownDir(path.dirname(home), null, 0o711);
   await ownDir(home, identity);
   let cwd: string;
   if (spec.working_dir) {
+    if (!path.isAbsolute(spec.working_dir)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} must be an absolute path on the host (the CLI resolves a relative one against the Compose file)`);
     cwd = path.resolve(spec.working_dir);
     const own = path.join(ctx.workloads, id.env);
     if (!(cwd === own || cwd.startsWith(`${own}/`)) && !ctx.identities.allowsPath(cwd)) {
@@ -66,12 +69,18 @@ export async function prepareService(
   // A published port the host allows is taken as written; otherwise the agent picks (endpoints say which).
   const fixed = allowedPublishedPort(spec.published, ctx.identities.policy.publishedPorts ?? []);
   let port: number;
+  const holder = fixed === null ? undefined : (await ctx.ports.read())[String(fixed)];
+  const previous = holder !== undefined && holder !== serviceKey(id) && holder.startsWith(`${id.env}/`) && holder.endsWith(`/${id.service}`);
   if (fixed === null) port = await ctx.ports.allocate(serviceKey(id));
-  else {
-    // Held by another version of this service: the new copy takes it over at start (stop-first).
-    const holder = (await ctx.ports.read())[String(fixed)];
-    const previous = holder !== undefined && holder !== serviceKey(id) && holder.startsWith(`${id.env}/`) && holder.endsWith(`/${id.service}`);
-    port = previous ? fixed : await ctx.ports.claim(serviceKey(id), fixed);
-  }
+  else if (previous) {
+    // Held by another version of this service: a live copy hands it over at start (stop-first,
+    // start-version.ts); a dead one's entry is taken now.
+    const alive = ctx.runtime.list(id.env).some((r) => serviceKey(r) === holder && r.state !== 'exited');
+    port = fixed;
+    if (!alive) await ctx.ports.transfer(holder, serviceKey(id));
+  } else if (holder !== undefined && !holder.startsWith(`${id.env}/`)) {
+    // Another env holds it (this env is a fork, or a second deploy of the app): one copy per host port.
+    port = await ctx.ports.allocate(serviceKey(id));
+  } else port = await ctx.ports.claim(serviceKey(id), fixed);
   return { identity, cwd, home, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
 }

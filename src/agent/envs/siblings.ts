@@ -10,9 +10,14 @@
  * through the host port (reachable only with host networking; documented in docs/compose.md).
  */
 
+/** `<prefix>_<NAME>`: the name upper-cased, every other character `_` (siblings, volumes, secrets, configs). */
+export function envVariableName(prefix: string, name: string): string {
+  return `${prefix}_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
 /** `DENV_<S>_…`: the service name upper-cased, every other character `_`. */
 export function siblingPrefix(service: string): string {
-  return `DENV_${service.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  return envVariableName('DENV', service);
 }
 
 export interface SiblingAddress {

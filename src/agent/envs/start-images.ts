@@ -165,7 +165,7 @@ export async function startWithImages(
   const datasets: Record<string, string> = {};
   for (const volume of req.volumes) datasets[volume] = await ctx.datasets.create(req.env, volume);
   const mounts: Record<string, FileMount[]> = {};
-  if (!req.activate) for (const n of names) mounts[n] = await fileMounts(ctx.workloads, { env: req.env, version: req.version }, req.services[n]!, req.files);
+  if (!req.activate) for (const n of names) mounts[n] = await fileMounts(ctx.workloads, { env: req.env, version: req.version, service: n }, req.services[n]!, req.files);
   const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets, mounts);
   const processServices = Object.fromEntries(Object.entries(req.services).filter(([name]) => !names.includes(name)));
   const base = { datasets: [...req.volumes], pipelines: images.pipelines };

@@ -115,8 +115,9 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     try {
       prepared.set(name, await prepareService(ctx, id(name), req.services[name]!, datasets, req.files));
     } catch (err) {
-      if (!(err instanceof DenvError)) throw err;
-      failures.push({ service: name, outcome: 'start_failed', message: `${name}: ${err.message}` });
+      // Any error (a refusal, EACCES, ENOSPC) is this service's start failure: the ports of those
+      // prepared before it are given back below with everything else this run took.
+      failures.push({ service: name, outcome: 'start_failed', message: `${name}: ${messageOf(err)}` });
     }
   }
   // Stop-first: the new copy takes over the old copy's port, so clients keep their address and the
@@ -143,33 +144,39 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     if (existing) return existing;
     let markStarted!: (ok: boolean) => void;
     startedSignals.set(name, new Promise<boolean>((r) => (markStarted = r)));
+    const attempt = async (): Promise<HealthVerdict> => {
+      for (const [dep, d] of dependenciesOf(req.services, name)) {
+        const ok = d.condition === 'service_started' ? (bring(dep), await startedSignals.get(dep)!) : (await bring(dep)).ok;
+        if (!ok && d.required) return { ok: false, outcome: 'start_failed', message: `${name}: not started: ${dep} ${CONDITION_TEXT[d.condition]}` };
+      }
+      if (alreadyHealthy.has(name)) {
+        markStarted(true);
+        return { ok: true };
+      }
+      const plan = prepared.get(name);
+      if (!owned.has(name)) {
+        if (!plan) return { ok: false, outcome: 'start_failed', message: failures.find((f) => f.service === name)?.message ?? `${name}: not prepared` };
+        owned.add(name);
+        const stopFirst = updateOrder(req.services[name]!) === 'stop-first' || takeover.has(name);
+        const downSince = stopFirst ? await stopOldCopies(ctx, env, version, name) : null;
+        const old = takeover.get(name);
+        if (old) await ctx.ports.transfer(serviceKey(old), serviceKey(id(name)));
+        const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd, home: plan.home });
+        if (!started.ok) return { ok: false, outcome: 'start_failed', message: `${name}: ${started.message}` };
+        markStarted(true);
+        const verdict = await healthOf(name);
+        if (verdict.ok && downSince !== null) updates[name] = { order: 'stop-first', down_ms: Date.now() - downSince };
+        return verdict;
+      }
+      markStarted(true);
+      return await healthOf(name);
+    };
     const run = (async (): Promise<HealthVerdict> => {
       try {
-        for (const [dep, d] of dependenciesOf(req.services, name)) {
-          const ok = d.condition === 'service_started' ? (bring(dep), await startedSignals.get(dep)!) : (await bring(dep)).ok;
-          if (!ok && d.required) return { ok: false, outcome: 'start_failed', message: `${name}: not started: ${dep} ${CONDITION_TEXT[d.condition]}` };
-        }
-        if (alreadyHealthy.has(name)) {
-          markStarted(true);
-          return { ok: true };
-        }
-        const plan = prepared.get(name);
-        if (!owned.has(name)) {
-          if (!plan) return { ok: false, outcome: 'start_failed', message: failures.find((f) => f.service === name)?.message ?? `${name}: not prepared` };
-          owned.add(name);
-          const stopFirst = updateOrder(req.services[name]!) === 'stop-first' || takeover.has(name);
-          const downSince = stopFirst ? await stopOldCopies(ctx, env, version, name) : null;
-          const old = takeover.get(name);
-          if (old) await ctx.ports.transfer(serviceKey(old), serviceKey(id(name)));
-          const started = await ctx.runtime.start({ ...id(name), spec: req.services[name]!, port: plan.port, datasets, identity: plan.identity, pidNamespace: plan.pidNamespace, siblings: { ...siblings, ...plan.grants }, cwd: plan.cwd, home: plan.home });
-          if (!started.ok) return { ok: false, outcome: 'start_failed', message: `${name}: ${started.message}` };
-          markStarted(true);
-          const verdict = await healthOf(name);
-          if (verdict.ok && downSince !== null) updates[name] = { order: 'stop-first', down_ms: Date.now() - downSince };
-          return verdict;
-        }
-        markStarted(true);
-        return await healthOf(name);
+        return await attempt();
+      } catch (err) {
+        // Never a rejection: Promise.all below must see every service settle, so cleanup covers all.
+        return { ok: false, outcome: 'start_failed', message: `${name}: ${messageOf(err)}` };
       } finally {
         markStarted(false); // no effect once resolved
       }
@@ -208,6 +215,9 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
 
   const base = { started_in_ms: startedInMs, datasets: [...req.volumes], egress: await egress, services, ...(Object.keys(updates).length > 0 ? { updates } : {}) };
   if (failures.length > 0) {
+    // A stop-first service took its old copy's port: give it back, so the rollback to the old
+    // version brings it back where it was.
+    for (const [name, old] of takeover) if (owned.has(name)) await ctx.ports.transfer(serviceKey(id(name)), serviceKey(old));
     await stopServices(ctx, [...owned].map(id));
     // Ports prepared for services that never started go back too.
     for (const name of prepared.keys()) if (!owned.has(name)) await ctx.ports.release(serviceKey(id(name)));

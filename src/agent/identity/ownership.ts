@@ -30,13 +30,16 @@ export async function claimDataset(dir: string, identity: Identity | null): Prom
   }
 }
 
-/** Make every entry under `root` (itself included) owned by `identity`, without following links. */
+/**
+ * Make every entry under `root` (itself included) owned by `identity`, without following links,
+ * children first: while a directory is still root's, its user cannot swap an entry for a link
+ * that the walk would then follow.
+ */
 export async function ownTree(root: string, identity: Identity): Promise<void> {
   const info = await lstat(root).catch(() => null);
   if (!info) return;
+  if (info.isDirectory()) for (const entry of await readdir(root)) await ownTree(path.join(root, entry), identity);
   await lchown(root, identity.uid, identity.gid);
-  if (!info.isDirectory()) return;
-  for (const entry of await readdir(root)) await ownTree(path.join(root, entry), identity);
 }
 
 /**

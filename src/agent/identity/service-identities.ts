@@ -2,10 +2,11 @@
  * The host's policy for process services (agent.yaml; docs/security.md) and the identity each
  * service gets under it (identity.ts). One object per agent, in the AgentContext.
  */
+import { readdir, readFile } from 'node:fs/promises';
 import { DenvError } from '../../contracts/errors.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { canSwitchUsers, resolveUser, type Identity } from './identity.js';
-import { UidRegistry } from './uid-registry.js';
+import { DYNAMIC_UID_MAX, DYNAMIC_UID_MIN, UidRegistry } from './uid-registry.js';
 import type { PortRange } from '../ports.js';
 
 export interface ProcessPolicy {
@@ -47,7 +48,13 @@ export class ServiceIdentities {
     }
     if (user !== null) {
       const identity = await resolveUser(user);
-      if (identity.uid === 0 && !this.policy.runAsRoot) throw new DenvError('AGENT_ERROR', `service ${name}: user "${user}" is root, which this host does not allow (agent config run_as_root)`);
+      if ((identity.uid === 0 || identity.gid === 0) && !this.policy.runAsRoot) {
+        throw new DenvError('AGENT_ERROR', `service ${name}: user "${user}" is root${identity.uid === 0 ? '' : "'s group"}, which this host does not allow (agent config run_as_root)`);
+      }
+      // Another env's uid would reach that env's files and processes.
+      if (identity.uid >= DYNAMIC_UID_MIN && identity.uid <= DYNAMIC_UID_MAX && identity.uid !== (await this.uids.uidFor(env))) {
+        throw new DenvError('AGENT_ERROR', `service ${name}: user "${user}" is in the range denv gives to envs (${DYNAMIC_UID_MIN}-${DYNAMIC_UID_MAX}) and is not this env's`);
+      }
       return identity;
     }
     const uid = await this.uids.uidFor(env);
@@ -59,12 +66,33 @@ export class ServiceIdentities {
     await this.uids?.inherit(from, env);
   }
 
+  /**
+   * `env` is gone: its uid goes back to the pool once no fork uses it, and before that, anything
+   * still running as it (a process that left its process group) is killed, so the next env given
+   * that uid inherits nothing.
+   */
   async release(env: string): Promise<void> {
-    await this.uids?.release(env);
+    const freed = (await this.uids?.release(env)) ?? null;
+    if (freed !== null) await killUid(freed);
   }
 
   /** Whether a working_dir outside the env's own dir is allowed here. */
   allowsPath(dir: string): boolean {
     return this.policy.allowPaths.some((p) => dir === p || dir.startsWith(p.endsWith('/') ? p : `${p}/`));
+  }
+}
+
+/** SIGKILL every process whose real uid is `uid` (read from /proc/<pid>/status). */
+async function killUid(uid: number): Promise<void> {
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const status = await readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
+    if (Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]) === uid) {
+      try {
+        process.kill(Number(name), 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
   }
 }

@@ -53,15 +53,16 @@ export class UidRegistry {
     return inherited ?? this.uidFor(env);
   }
 
-  /** `env` no longer runs here; its uid is free once no env uses it. */
-  release(env: string): Promise<void> {
+  /** `env` no longer runs here; its uid is free once no env uses it. Returns the uid freed, or null. */
+  release(env: string): Promise<number | null> {
     return this.locked(async (table) => {
       const uid = this.find(table, env);
-      if (uid === null) return { table, value: undefined };
+      if (uid === null) return { table, value: null };
       const entry = table[String(uid)]!;
       entry.envs = entry.envs.filter((e) => e !== env);
-      if (entry.envs.length === 0) delete table[String(uid)];
-      return { table, value: undefined };
+      if (entry.envs.length > 0) return { table, value: null };
+      delete table[String(uid)];
+      return { table, value: uid };
     });
   }
 

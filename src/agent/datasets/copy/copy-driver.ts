@@ -13,13 +13,16 @@ import { cp, lchown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { TreeDatasetDriver } from '../tree-driver.js';
 
-/** Give every entry under `dest` the owner of its counterpart under `src` (fs.cp keeps modes, not owners). */
+/**
+ * Give every entry under `dest` the owner of its counterpart under `src` (fs.cp keeps modes, not
+ * owners), children first and never following a link: until a directory of the copy is handed
+ * over, its user cannot swap an entry in it for a link the walk would follow.
+ */
 async function copyOwners(src: string, dest: string): Promise<void> {
-  const info = await lstat(src).catch(() => null);
-  if (!info) return;
+  const [info, copied] = await Promise.all([lstat(src).catch(() => null), lstat(dest).catch(() => null)]);
+  if (!info || !copied) return;
+  if (info.isDirectory() && copied.isDirectory()) for (const entry of await readdir(dest)) await copyOwners(path.join(src, entry), path.join(dest, entry));
   await lchown(dest, info.uid, info.gid).catch(() => {});
-  if (!info.isDirectory()) return;
-  for (const entry of await readdir(dest)) await copyOwners(path.join(src, entry), path.join(dest, entry));
 }
 
 async function copyTree(src: string, dest: string): Promise<void> {

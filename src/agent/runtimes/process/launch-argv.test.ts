@@ -6,7 +6,7 @@ describe('launchArgv', () => {
   it('wraps the service in a PID namespace and its user, as argv', () => {
     expect(launchArgv({ argv: ['postgres', '-D', '/d'], identity: { uid: 105, gid: 110, name: 'postgres' }, pidNamespace: true })).toEqual([
       'unshare', '--pid', '--fork', '--mount-proc', '--',
-      'setpriv', '--reuid=105', '--regid=110', '--init-groups', '--no-new-privs', '--',
+      'setpriv', '--reuid=105', '--regid=110', '--clear-groups', '--no-new-privs', '--',
       'postgres', '-D', '/d',
     ]);
     expect(launchArgv({ argv: ['node', 'a.js'], identity: { uid: 61184, gid: 61184, name: null }, pidNamespace: false })).toEqual([
@@ -21,7 +21,7 @@ describe('limitFiles', () => {
   it('writes each limit to its cgroup v1 or v2 file', () => {
     const limits = { memory_bytes: 96 * 1024 * 1024, cpus: 0.5, pids: 64 };
     expect(limitFiles(limits, 1)).toEqual({
-      memory: { 'memory.limit_in_bytes': '100663296' },
+      memory: { 'memory.limit_in_bytes': '100663296', 'memory.memsw.limit_in_bytes': '100663296' },
       cpu: { 'cpu.cfs_period_us': '100000', 'cpu.cfs_quota_us': '50000' },
       pids: { 'pids.max': '64' },
     });

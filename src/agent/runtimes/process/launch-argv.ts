@@ -22,8 +22,9 @@ export interface LaunchOptions {
   readonly pidNamespace: boolean;
 }
 
+/** No supplementary groups, ever: a `user:` in `docker` or `disk` would otherwise be root by another name. */
 export function setprivArgv(identity: Identity): string[] {
-  return ['setpriv', `--reuid=${identity.uid}`, `--regid=${identity.gid}`, identity.name ? '--init-groups' : '--clear-groups', '--no-new-privs', '--'];
+  return ['setpriv', `--reuid=${identity.uid}`, `--regid=${identity.gid}`, '--clear-groups', '--no-new-privs', '--'];
 }
 
 export function launchArgv(opts: LaunchOptions): string[] {

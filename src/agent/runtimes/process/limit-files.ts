@@ -13,7 +13,9 @@ export function limitFiles(limits: ResourceLimits, version: 1 | 2): Partial<Reco
   const out: Partial<Record<LimitController, Record<string, string>>> = {};
   if (limits.memory_bytes !== null) {
     // No swap beyond the limit either (v2: swap.max 0), so the limit is what the kernel enforces.
-    out.memory = version === 1 ? { 'memory.limit_in_bytes': String(limits.memory_bytes) } : { 'memory.max': String(limits.memory_bytes), 'memory.swap.max': '0' };
+    out.memory = version === 1
+      ? { 'memory.limit_in_bytes': String(limits.memory_bytes), 'memory.memsw.limit_in_bytes': String(limits.memory_bytes) }
+      : { 'memory.max': String(limits.memory_bytes), 'memory.swap.max': '0' };
   }
   if (limits.cpus !== null) {
     const quota = String(Math.max(1000, Math.round(limits.cpus * CPU_PERIOD_US)));

@@ -15,7 +15,7 @@ import type { ServiceSpec } from '../../../contracts/spec.js';
 import type { Identity } from '../../identity/identity.js';
 import { fillArgv } from '../../envs/siblings.js';
 import { contextArgv, launchArgv } from './launch-argv.js';
-import { payloadPid } from './payload-pid.js';
+import { catchesSignal, payloadPid } from './payload-pid.js';
 import { hasLimits } from './limit-files.js';
 import { attach, createLimits, removeLimits } from './service-cgroups.js';
 import { messageOf } from '../../../contracts/errors.js';
@@ -227,7 +227,9 @@ export class ProcessRuntime {
       // In a PID namespace the payload (its PID 1) gets the stop signal, as under Docker; the
       // `unshare` parent ignores it. Otherwise the whole process group does.
       const payload = live.rec.pid_namespace ? await payloadPid(pid) : null;
-      if (payload !== null) signalPid(payload, signal);
+      // PID 1 of a namespace only gets signals it handles: one it would ignore becomes SIGKILL at
+      // once instead of a grace period spent waiting for nothing.
+      if (payload !== null) signalPid(payload, (await catchesSignal(payload, signal)) ? signal : 'SIGKILL');
       else signalGroup(pid, signal);
       signalGroup(pid, 'SIGCONT'); // a paused process only acts on the signal once continued
       if (!(await this.waitDead(live, live.rec.spec.stop_grace_ms ?? this.stopGraceMs))) {
@@ -330,7 +332,8 @@ export class ProcessRuntime {
     const rec = live.rec;
     const { cwd, env } = this.contextOf(rec);
     // `${DENV_…}` in the command (siblings, datasets) is filled from the service's own environment.
-    const argv = fillArgv(rec.spec.command ?? [], env) ?? [];
+    // Compose: the entrypoint, then the command as its arguments.
+    const argv = fillArgv([...(rec.spec.entrypoint ?? []), ...(rec.spec.command ?? [])], env) ?? [];
     const launch = argv.length === 0 ? [] : launchArgv({ argv, identity: rec.identity ?? null, pidNamespace: rec.pid_namespace ?? false });
     let limitDirs: string[] = [];
     if (hasLimits(rec.spec.limits)) {
@@ -341,8 +344,16 @@ export class ProcessRuntime {
       }
     }
     const out = await spawnDetached(launch, cwd, env, rec.log_path);
-    if (!out.ok) return out;
-    if (limitDirs.length > 0) await attach(limitDirs, out.pid);
+    if (!out.ok) {
+      if (limitDirs.length > 0) await removeLimits(serviceKey(rec));
+      return out;
+    }
+    if (limitDirs.length > 0 && !(await attach(limitDirs, out.pid))) {
+      // Never run a service unlimited that asked for limits.
+      signalGroup(out.pid, 'SIGKILL');
+      await removeLimits(serviceKey(rec)).catch(() => {});
+      return { ok: false, message: 'cannot place the process in its cgroup, so its limits would not apply' };
+    }
     Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
     live.child = out.child;
     live.spawnedAt = Date.now();

@@ -49,7 +49,8 @@ export async function createLimits(key: string, limits: ResourceLimits): Promise
       await mkdir(dir, { recursive: true });
       for (const [file, content] of Object.entries(actual)) {
         await writeFile(path.join(dir, file), content).catch((err: NodeJS.ErrnoException) => {
-          if (!(file === 'memory.swap.max' && err.code === 'ENOENT')) throw err; // no swap accounting: nothing to limit
+          // No swap accounting on this kernel: there is no swap to limit.
+          if (!((file === 'memory.swap.max' || file === 'memory.memsw.limit_in_bytes') && err.code === 'ENOENT')) throw err;
         });
       }
     } catch (err) {
@@ -67,10 +68,19 @@ async function enableV2(base: string, controller: LimitController): Promise<void
   await writeFile(path.join(base, 'denv', 'cgroup.subtree_control'), `+${controller}`);
 }
 
-/** Move `pid` and everything it forked so far into `dirs`. */
-export async function attach(dirs: readonly string[], pid: number): Promise<void> {
+/**
+ * Move `pid` and everything it forked so far into `dirs`; false when `pid` itself could not be
+ * moved into one of them (a child that exited meanwhile is fine).
+ */
+export async function attach(dirs: readonly string[], pid: number): Promise<boolean> {
   const pids = [pid, ...(await descendants(pid))];
-  for (const dir of dirs) for (const p of pids) await writeFile(path.join(dir, 'cgroup.procs'), String(p)).catch(() => {});
+  for (const dir of dirs) {
+    for (const p of pids) {
+      const moved = await writeFile(path.join(dir, 'cgroup.procs'), String(p)).then(() => true, () => false);
+      if (!moved && p === pid) return false;
+    }
+  }
+  return true;
 }
 
 /** Remove the cgroups of service `key` (after its processes are gone); missing ones are fine. */

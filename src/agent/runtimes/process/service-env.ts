@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { ServiceSpec } from '../../../contracts/spec.js';
-import { fillEnvironment } from '../../envs/siblings.js';
+import { envVariableName, fillEnvironment } from '../../envs/siblings.js';
 
 /** Inherited from the agent; everything else the service gets is explicit. */
 const INHERITED = ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR'] as const;
@@ -12,7 +12,7 @@ const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /** `DENV_VOLUME_<NAME>`: the volume name upper-cased, every other character `_`. */
 export function volumeEnvName(volume: string): string {
-  return `DENV_VOLUME_${volume.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  return envVariableName('DENV_VOLUME', volume);
 }
 
 export interface ServiceIdentity {
@@ -43,8 +43,11 @@ export function serviceEnvironment(
   env.PATH ??= FALLBACK_PATH;
   // A service running as a user of its own gets its work dir as HOME (the agent's is not its to read).
   if (home !== null) env.HOME = home;
-  Object.assign(env, { DENV_ENV: id.env, DENV_VERSION: id.version, DENV_SERVICE: id.service }, siblings, fillEnvironment(spec.environment, siblings));
-  env.PORT = String(port);
+  // What the agent owns: `${DENV_…}` in the spec's environment is filled from all of it.
+  const owned: Record<string, string> = { DENV_ENV: id.env, DENV_VERSION: id.version, DENV_SERVICE: id.service, ...siblings, PORT: String(port) };
+  for (const [name, dir] of Object.entries(datasets)) owned[volumeEnvName(name)] = dir;
+  Object.assign(env, owned, fillEnvironment(spec.environment, owned));
+  env.PORT = owned.PORT!;
   for (const [name, dir] of Object.entries(datasets)) env[volumeEnvName(name)] = dir;
   return env;
 }
