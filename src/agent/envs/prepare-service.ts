@@ -19,7 +19,7 @@ import type { AgentContext } from '../context.js';
 import type { Identity } from '../identity/identity.js';
 import { assertReachable, claimDataset, ownDir } from '../identity/ownership.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
-import { writesDataset } from './start-order.js';
+import { updateOrder, writesDataset } from './start-order.js';
 import { serviceWorkDir } from './env-dirs.js';
 
 export interface PreparedService {
@@ -83,4 +83,26 @@ export async function prepareService(
     port = await ctx.ports.allocate(serviceKey(id));
   } else port = await ctx.ports.claim(serviceKey(id), fixed);
   return { identity, cwd, home, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
+}
+
+/**
+ * The host port process service `id` will listen on, as start-version settles it, for image
+ * siblings that must be told before it starts: its live copy's port; the port its old copy holds
+ * when it is updated stop-first (or publishes a fixed port), since it takes that port over; else
+ * what prepareService will give it (allocate is idempotent per owner).
+ */
+export async function plannedProcessPort(ctx: AgentContext, id: ServiceIdentity, spec: ServiceSpec): Promise<number> {
+  const live = ctx.runtime.get(id);
+  if (live && live.state !== 'exited' && (await ctx.runtime.isAlive(id))) return live.port;
+  const fixed = allowedPublishedPort(spec.published, ctx.identities.policy.publishedPorts ?? []);
+  if (updateOrder(spec) === 'stop-first' || fixed !== null) {
+    for (const rec of ctx.runtime.list(id.env).reverse()) {
+      if (rec.version !== id.version && rec.service === id.service && rec.state !== 'exited' && (await ctx.runtime.isAlive(rec))) return rec.port;
+    }
+  }
+  if (fixed !== null) {
+    const holder = (await ctx.ports.read())[String(fixed)];
+    if (holder === undefined || holder === serviceKey(id) || holder.startsWith(`${id.env}/`)) return fixed;
+  }
+  return ctx.ports.allocate(serviceKey(id));
 }

@@ -26,6 +26,7 @@ import { slotPortOwner } from '../runtimes/docker/slot.js';
 import { serviceKey } from '../runtimes/process/service-env.js';
 import { DenvError } from '../../contracts/errors.js';
 import { fileMounts, type FileMount } from './packed-files.js';
+import { plannedProcessPort } from './prepare-service.js';
 import { allowedPublishedPort } from '../config/agent-config.js';
 import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
@@ -53,7 +54,7 @@ export function envelopeFor(req: Pick<VersionRequest, 'envelope' | 'envelopes'>,
  * 127.0.0.1 with host networking; process siblings at 127.0.0.1 and their host port. Allocating
  * here is idempotent per owner: the slot (recreate) and the process start get the same ports.
  */
-async function imageSiblings(host: PipelineHost, req: VersionRequest): Promise<Record<string, string>> {
+async function imageSiblings(host: PipelineHost, req: VersionRequest, processPort: (service: string) => Promise<number>): Promise<Record<string, string>> {
   const addresses: SiblingAddress[] = [];
   for (const [service, spec] of Object.entries(req.services)) {
     if (spec.image !== null) {
@@ -63,7 +64,7 @@ async function imageSiblings(host: PipelineHost, req: VersionRequest): Promise<R
       const port = fixed !== null ? await host.ports.claim(owner, fixed) : await slotPort(host, owner);
       addresses.push(host.config.network === 'bridge' ? { service, host: service, port: spec.ports[0] ?? port } : { service, host: '127.0.0.1', port });
     } else {
-      addresses.push({ service, host: '127.0.0.1', port: await host.ports.allocate(serviceKey({ env: req.env, version: req.version, service })) });
+      addresses.push({ service, host: '127.0.0.1', port: await processPort(service) });
     }
   }
   return siblingEnvironment(addresses);
@@ -85,12 +86,19 @@ const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'succes
  * it from being deployed). Dependencies on process services cannot hold an image back: process
  * services start after every image service.
  */
-async function deployImages(host: PipelineHost, req: VersionRequest, names: readonly string[], datasets: Record<string, string>, mounts: Readonly<Record<string, readonly FileMount[]>>): Promise<ImagePart> {
+async function deployImages(
+  host: PipelineHost,
+  req: VersionRequest,
+  names: readonly string[],
+  datasets: Record<string, string>,
+  mounts: Readonly<Record<string, readonly FileMount[]>>,
+  processPort: (service: string) => Promise<number>,
+): Promise<ImagePart> {
   const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
   const images = Object.fromEntries(names.map((n) => [n, req.services[n]!]));
   const cycle = findCycle(images);
   if (cycle) throw new DenvError('AGENT_ERROR', `depends_on has a cycle: ${cycle}`);
-  const siblings = await imageSiblings(host, req);
+  const siblings = await imageSiblings(host, req, processPort);
   const runs = new Map<string, Promise<boolean>>();
   /** Deploy `name` once its image dependencies are up; resolves whether it runs. */
   const bring = (name: string): Promise<boolean> => {
@@ -166,7 +174,9 @@ export async function startWithImages(
   for (const volume of req.volumes) datasets[volume] = await ctx.datasets.create(req.env, volume);
   const mounts: Record<string, FileMount[]> = {};
   if (!req.activate) for (const n of names) mounts[n] = await fileMounts(ctx.workloads, { env: req.env, version: req.version, service: n }, req.services[n]!, req.files);
-  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets, mounts);
+  // The port each process service will listen on, decided the way start-version decides it.
+  const processPort = (service: string) => plannedProcessPort(ctx, { env: req.env, version: req.version, service }, req.services[service]!);
+  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets, mounts, processPort);
   const processServices = Object.fromEntries(Object.entries(req.services).filter(([name]) => !names.includes(name)));
   const base = { datasets: [...req.volumes], pipelines: images.pipelines };
   if (images.failures.length > 0 || Object.keys(processServices).length === 0) {
