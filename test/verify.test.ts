@@ -4,7 +4,7 @@
  * plants everything collect must refuse.
  */
 import { execFileSync } from 'node:child_process';
-import { lstatSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,11 @@ describe('verify', () => {
     expect(phase(dep, 'collect').evidence).toMatchObject({ files: 2, bytes: 3, missing: [], refused: [] });
     expect(phase(dep, 'grade').evidence).toMatchObject({ reward: 1, source: 'stdout', exit_code: 0, refused: false });
     expect(phase(dep, 'grade').evidence!.stdout).toContain('checking answer "42"');
+    // The verifier ran as a user of its own: not root, and not the user of the code it grades.
+    const verifierUid = Number(/as uid (\d+)/.exec(phase(dep, 'grade').evidence!.stdout as string)![1]);
+    const agentUid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${agentServicePids(h.agentDir)[0]}/status`, 'utf8'))![1]);
+    expect(verifierUid).not.toBe(0);
+    expect(verifierUid).not.toBe(agentUid);
     const verdict = phase(dep, 'verdict').evidence!;
     expect(verdict).toMatchObject({ reward: 1, source: 'stdout', exit_code: 0, refused: false, missing: [], agent_frozen: true, grader_destroyed: true });
 

@@ -8,6 +8,7 @@ import { exists } from '../datasets/staging.js';
 import { liveService } from '../envs/live-service.js';
 import { collectedDir, verifyRunDir } from '../verify/collected-dir.js';
 import { ownDir, ownTree } from '../identity/ownership.js';
+import { contextArgv } from '../runtimes/process/launch-argv.js';
 import type { CommandHandler } from './handler.js';
 
 const OUTPUT_KEPT = 4096;
@@ -44,19 +45,21 @@ export const verifyRun: CommandHandler<'verify.run'> = {
     const collected = collectedDir(ctx.workloads, p.collected.env, p.collected.capture);
     if (!(await exists(collected))) throw new DenvError('NOT_FOUND', `nothing was collected for capture ${p.collected.capture} of env ${p.collected.env} on this host`);
     const rec = await liveService(ctx, p.env, p.service);
-    const { cwd, env, prefix } = ctx.runtime.contextOf(rec);
+    const { cwd, env } = ctx.runtime.contextOf(rec);
+    const verifier = await ctx.identities.forVerifier(p.env, rec.identity ?? null);
+    const prefix = contextArgv([], verifier);
     const scratch = verifyRunDir(ctx.workloads, p.env);
     await rm(scratch, { recursive: true, force: true });
     await mkdir(path.dirname(scratch), { recursive: true, mode: 0o711 });
     await mkdir(scratch, { recursive: true, mode: 0o700 });
-    if (rec.identity) {
-      // The verifier runs as the grader service's user: it reads the collected copy (a private
-      // copy made for this grading) and writes its reward file.
+    if (verifier) {
+      // The verifier runs as a user of its own (service-identities.ts forVerifier): it alone reads
+      // the collected copy (a private copy made for this grading) and writes its reward file.
       // collect made `collected/` and `collected/<env>/` 0700: traversable now, still not listable.
       await chmod(path.dirname(path.dirname(collected)), 0o711);
       await chmod(path.dirname(collected), 0o711);
-      await ownTree(collected, rec.identity);
-      await ownDir(scratch, rec.identity);
+      await ownTree(collected, verifier);
+      await ownDir(scratch, verifier);
     }
     const rewardFile = path.join(scratch, 'reward');
     const started = Date.now();

@@ -48,7 +48,7 @@ export async function prepareService(
   const home = serviceWorkDir(ctx.workloads, id.env, id.service);
   await ownDir(path.dirname(path.dirname(home)), null, 0o711);
   await ownDir(path.dirname(home), null, 0o711);
-  await ownDir(home, identity);
+  await ownDir(home, identity, 0o750); // its group may read it: the verifier of a grader fork (service-identities.ts)
   let cwd: string;
   if (spec.working_dir) {
     if (!path.isAbsolute(spec.working_dir)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} must be an absolute path on the host (the CLI resolves a relative one against the Compose file)`);

@@ -61,6 +61,19 @@ export class ServiceIdentities {
     return { uid, gid: uid, name: null };
   }
 
+  /**
+   * The verifier of `verify` in grader env `env`: a uid of its own, so the code under test
+   * (running in the grader fork as the grader's uid) can neither read its environment nor touch
+   * the collected copy or the reward file; the grader's group, so it can read the grader
+   * service's own dir (0750). Null when the grader runs as the agent itself.
+   */
+  async forVerifier(env: string, grader: Identity | null): Promise<Identity | null> {
+    if (!grader || !this.uids) return null;
+    const uid = await this.uids.uidFor(verifierKey(env));
+    return { uid, gid: grader.gid === 0 ? uid : grader.gid, name: null }; // never root's group
+
+  }
+
   /** A fork runs as its source's uid (uid-registry.ts). */
   async inherit(from: string, env: string): Promise<void> {
     await this.uids?.inherit(from, env);
@@ -72,8 +85,10 @@ export class ServiceIdentities {
    * that uid inherits nothing.
    */
   async release(env: string): Promise<void> {
-    const freed = (await this.uids?.release(env)) ?? null;
-    if (freed !== null) await killUid(freed);
+    for (const key of [env, verifierKey(env)]) {
+      const freed = (await this.uids?.release(key)) ?? null;
+      if (freed !== null) await killUid(freed);
+    }
   }
 
   /** Whether a working_dir outside the env's own dir is allowed here. */
@@ -95,4 +110,9 @@ async function killUid(uid: number): Promise<void> {
       }
     }
   }
+}
+
+/** The registry key of an env's verifier uid. */
+function verifierKey(env: string): string {
+  return `${env}~verifier`;
 }
