@@ -108,7 +108,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const pruned = await store.prune();
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
     const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
-    runtime = await ProcessRuntime.open({ dataDir, log, exitReasons });
+    runtime = await ProcessRuntime.open({ dataDir, log, exitReasons, ...(config.logMaxBytes ? { logMaxBytes: config.logMaxBytes } : {}) });
     if (closed) return;
     const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
     await mkdir(workloads, { recursive: true, mode: 0o711 });

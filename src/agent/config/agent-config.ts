@@ -14,6 +14,7 @@
  *   workloads: /var/lib/denv/work     # services' files: env work dirs, verify copies (default: <data dir>-workloads)
  *   process_runtime: enabled          # or disabled: refuse process services on this host
  *   run_as_root: false                # allow `user: root` for process services
+ *   log_max_bytes: 10485760           # rotate a service's log past this size (one rotated file kept)
  *   allow: {paths: [/srv/apps]}       # host paths process services may use as working_dir
  *   allow: {published_ports: [80, 8000-8099]}   # host ports a Compose `ports: "H:C"` may publish as written
  *
@@ -53,6 +54,8 @@ export const agentConfigSchema = z.strictObject({
   workloads: z.string().min(1).optional(),
   process_runtime: z.enum(['enabled', 'disabled']).default('enabled'),
   run_as_root: z.boolean().default(false),
+  /** A service's log file is rotated past this many bytes (default 10 MiB). */
+  log_max_bytes: z.number().int().min(4096).optional(),
 });
 export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 
@@ -69,11 +72,12 @@ export interface AgentConfig {
   readonly workloads: string | null;
   readonly processRuntime: 'enabled' | 'disabled';
   readonly runAsRoot: boolean;
+  readonly logMaxBytes: number | null;
 }
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {
-  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false };
+  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false, logMaxBytes: null };
 }
 
 /** `8080` → 8080-8080; `8000-8099` → that range. */
@@ -124,6 +128,7 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
     workloads: file.workloads ? abs(file.workloads) : null,
     processRuntime: file.process_runtime,
     runAsRoot: file.run_as_root,
+    logMaxBytes: file.log_max_bytes ?? null,
   };
 }
 

@@ -36,6 +36,7 @@ beforeAll(async () => {
     workloads: null,
     processRuntime: 'enabled',
     runAsRoot: false,
+    logMaxBytes: null,
   };
   host = await openPipelineHost({ dataDir: join(dir, 'data'), config, ports: new PortRegistry(join(dir, 'data'), { min: 25500, max: 25599 }), log: () => {}, docker: null });
 });

@@ -17,6 +17,7 @@ import { fillArgv } from '../../envs/siblings.js';
 import { contextArgv, launchArgv } from './launch-argv.js';
 import { catchesSignal, payloadPid } from './payload-pid.js';
 import { hasLimits } from './limit-files.js';
+import { DEFAULT_LOG_MAX_BYTES, rotateIfLarge } from './log-rotation.js';
 import { attach, createLimits, removeLimits } from './service-cgroups.js';
 import { messageOf } from '../../../contracts/errors.js';
 import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
@@ -36,6 +37,8 @@ export interface ProcessRuntimeOptions {
   readonly inheritedEnv?: Readonly<Record<string, string | undefined>>;
   /** Tells why a process ended beyond its exit code (the agent's telemetry: OOM kills). */
   readonly exitReasons?: ExitReasonSource;
+  /** A service's log is rotated past this size (default 10 MiB; log-rotation.ts). */
+  readonly logMaxBytes?: number;
 }
 
 /** Told of every spawn; asked at every death (by service key, `env/version/service`). */
@@ -395,6 +398,7 @@ export class ProcessRuntime {
       for (const live of [...this.lives.values()]) {
         if (live.stopping || live.restartTimer || live.rec.state === 'exited') continue;
         if (!(await this.alive(live))) this.onDeath(live, { code: live.child?.exitCode ?? null, signal: live.child?.signalCode ?? null });
+        else if (await rotateIfLarge(live.rec.log_path, this.opts.logMaxBytes ?? DEFAULT_LOG_MAX_BYTES).catch(() => false)) live.rec.log_offset = 0;
       }
     } finally {
       this.ticking = false;
