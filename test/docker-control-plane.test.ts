@@ -7,14 +7,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Deployment } from '../src/contracts/domain.js';
 import { buildTestImages, type TestImage, type TestImages } from './helpers/docker-images.js';
-import { removeAgentContainers } from './helpers/docker-agent.js';
+import { closeDockerHarness } from './helpers/docker-agent.js';
 import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
@@ -52,12 +52,7 @@ beforeAll(async () => {
   h = await startHarness({ agentConfig: join(dir, 'agent.yaml') });
 }, 180_000);
 
-afterAll(async () => {
-  await h?.close();
-  if (h) removeAgentContainers(h.agentDir);
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(envDir, { recursive: true, force: true });
-});
+afterAll(() => closeDockerHarness(h, dir, envDir));
 
 describe('signed deploys through the control plane', () => {
   it('the host reports the docker runtime; a project requiring signatures refuses a deploy without an envelope', async () => {

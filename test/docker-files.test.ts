@@ -6,14 +6,14 @@
  * registry and agent; the host does not require signatures (`require_signature: false`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Deployment, Env } from '../src/contracts/domain.js';
 import { buildHttpdImage, requireDockerAndRegistry, type TestImage } from './helpers/docker-images.js';
-import { removeAgentContainers } from './helpers/docker-agent.js';
+import { closeDockerHarness } from './helpers/docker-agent.js';
 import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
@@ -59,12 +59,7 @@ beforeAll(async () => {
   expect((await h.api.post('/v1/projects', { name: 'files' })).status).toBe(201);
 }, 180_000);
 
-afterAll(async () => {
-  await h?.close();
-  if (h) removeAgentContainers(h.agentDir);
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(envDir, { recursive: true, force: true });
-});
+afterAll(() => closeDockerHarness(h, dir, envDir));
 
 describe('files of an image service', () => {
   it('mounts its bind mount, config and secret read-only, with their packed content', async () => {

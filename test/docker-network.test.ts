@@ -7,7 +7,7 @@
  * Needs the engine (started with the CI daemon's flags) and the registry (`.ci/docker-up`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { stringify } from 'yaml';
 import type { Deployment } from '../src/contracts/domain.js';
 import { waitFor } from './helpers/api.js';
 import { buildHttpdImage, requireDockerAndRegistry, type TestImage } from './helpers/docker-images.js';
-import { removeAgentContainers } from './helpers/docker-agent.js';
+import { closeDockerHarness } from './helpers/docker-agent.js';
 import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
@@ -63,12 +63,7 @@ beforeAll(async () => {
   expect((await h.api.post('/v1/projects', { name: 'pair', require_signed: true })).status).toBe(201);
 }, 180_000);
 
-afterAll(async () => {
-  await h?.close();
-  if (h) removeAgentContainers(h.agentDir);
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(envDir, { recursive: true, force: true });
-});
+afterAll(() => closeDockerHarness(h, dir, envDir));
 
 describe('image services of one env on one network', () => {
   it('a project requiring signatures refuses a deploy missing an image service envelope, or signing one twice, naming the path', async () => {

@@ -4,13 +4,13 @@
  * its image, container id, ready), its printed lines in the logs, and CPU/memory samples from its
  * cgroup in the metrics. Needs the engine and the registry (`.ci/docker-up`); fails without them.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { waitFor } from './helpers/api.js';
-import { removeAgentContainers } from './helpers/docker-agent.js';
+import { closeDockerHarness } from './helpers/docker-agent.js';
 import { buildHttpdImage, requireDockerAndRegistry, type TestImage } from './helpers/docker-images.js';
 import { envelopeOf, payloadOf, testKey, type TestKey } from './helpers/envelopes.js';
 import { startHarness, type Harness } from './helpers/harness.js';
@@ -46,12 +46,7 @@ beforeAll(async () => {
   url = (await h.api.get(`/v1/envs/${env}`)).body.endpoints[0].url;
 }, 180_000);
 
-afterAll(async () => {
-  await h?.close();
-  if (h) removeAgentContainers(h.agentDir);
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(envDir, { recursive: true, force: true });
-});
+afterAll(() => closeDockerHarness(h, dir, envDir));
 
 describe('image service telemetry', () => {
   it('shows the container in live status: runtime docker, its image and container id, ready', async () => {

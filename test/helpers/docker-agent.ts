@@ -39,6 +39,13 @@ export function removeAgentContainers(dataDir: string): void {
   if (networks.length > 0) execFileSync('docker', ['network', 'rm', ...networks], { stdio: 'ignore' });
 }
 
+/** Stop a docker test's harness, remove its agent's containers and networks, and delete its dirs. */
+export async function closeDockerHarness(h: { close(): Promise<void>; agentDir: string } | undefined, ...dirs: string[]): Promise<void> {
+  await h?.close();
+  if (h) removeAgentContainers(h.agentDir);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
 /**
  * `config`: agent.yaml fields; `listen` and `env_dir` are filled in. `files` are written next to
  * the config first (trusted keys: `trusted_keys: [ci.pub]` with `files: {'ci.pub': pem}`).
