@@ -79,7 +79,7 @@ export interface ControlPlane {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? ((line: string) => console.error(line));
-  const store = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl });
+  const store = await openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, log });
   const { db } = store;
   const bus = createBus();
   const heartbeatMs = opts.heartbeatMs ?? 30_000;

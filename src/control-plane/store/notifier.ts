@@ -33,29 +33,62 @@ function deliver(bus: Bus, channel: Channel, payload: string): void {
   else bus.emit('host', payload);
 }
 
-/** PostgreSQL server: one dedicated LISTEN connection, reconnected if it drops. */
+/**
+ * PostgreSQL server: one dedicated LISTEN connection. When it drops (a server restart), it is
+ * opened again with backoff (0.2 s doubling to 5 s) until the server answers, and `bus` gets a
+ * `notifier` event so work that may have been announced meanwhile is looked at again.
+ */
 export async function pgNotifier(url: string, bus: Bus, log: (line: string) => void): Promise<Notifier> {
   let closed = false;
   let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
   const connect = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: url });
     c.on('notification', (n) => n.payload !== undefined && deliver(bus, n.channel as Channel, n.payload));
-    c.on('error', (err) => {
-      log(`notifier: ${err.message}`);
-      if (!closed) setTimeout(() => void connect().catch(() => {}), 1000);
-    });
-    await c.connect();
-    for (const ch of CHANNELS) await c.query(`listen ${ch}`);
+    let lost = false;
+    const onLoss = (why: string) => {
+      if (lost || closed) return;
+      lost = true;
+      log(`notifier: the LISTEN connection ended (${why}); reconnecting`);
+      void c.end().catch(() => {});
+      reconnect(200);
+    };
+    c.on('error', (err) => onLoss(err.message));
+    c.on('end', () => onLoss('closed'));
+    try {
+      await c.connect();
+      for (const ch of CHANNELS) await c.query(`listen ${ch}`);
+    } catch (err) {
+      lost = true;
+      void c.end().catch(() => {});
+      throw err;
+    }
     client = c;
+  };
+  const reconnect = (delayMs: number): void => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      connect().then(
+        () => {
+          log('notifier: listening again');
+          bus.emit('kick');
+        },
+        () => reconnect(Math.min(delayMs * 2, 5000)),
+      );
+    }, delayMs);
+    retry.unref();
   };
   await connect();
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', (err) => log(`notifier: an idle connection ended: ${err.message}`));
   return {
     async notify(channel, payload) {
       await pool.query('select pg_notify($1, $2)', [channel, payload]);
     },
     async close() {
       closed = true;
+      if (retry) clearTimeout(retry);
       await client?.end().catch(() => {});
       await pool.end().catch(() => {});
     },

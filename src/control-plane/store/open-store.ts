@@ -16,11 +16,11 @@ export interface OpenedStore {
  * dir is locked either way (it also holds the admin token) and is 0700, `pgdata` owner-only
  * throughout (data-dir-modes.ts); the schema is migrated before return.
  */
-export async function openStore(opts: { dataDir: string; databaseUrl?: string }): Promise<OpenedStore> {
+export async function openStore(opts: { dataDir: string; databaseUrl?: string; log?: (line: string) => void }): Promise<OpenedStore> {
   const lock = lockDataDir(opts.dataDir);
   try {
     const pgdata = join(opts.dataDir, 'pgdata');
-    const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl) : await openPGlite(pgdata);
+    const db = opts.databaseUrl ? await openPostgres(opts.databaseUrl, opts.log) : await openPGlite(pgdata);
     await migrate(db);
     // After the first open (initdb) and the migrations, so the files they wrote are covered too.
     if (!opts.databaseUrl) tightenTree(pgdata);

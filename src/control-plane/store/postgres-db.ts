@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DenvError } from '../../contracts/errors.js';
 import type { Db } from './db.js';
 
 // int8 (bigserial event ids, counts) as JS numbers, as PGlite returns them.
@@ -19,21 +20,50 @@ function wrapClient(client: pg.PoolClient): Db {
   };
 }
 
-/** A pool on a PostgreSQL server (`DATABASE_URL`). */
-export async function openPostgres(url: string): Promise<Db> {
+/**
+ * Errors that mean the server is gone for now (restarting, shut down, unreachable) rather than a
+ * bad query: SQLSTATE class 57 (operator intervention: 57P01 admin shutdown …) and 08
+ * (connection exception), and the socket errors of a connection that cannot be made or was cut.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (/^(57P0[1-3]|08...)$/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN'].includes(code)) return true;
+  return /Connection terminated|terminating connection|Client has encountered a connection error|the database system is (starting up|shutting down)/.test(String(e?.message ?? ''));
+}
+
+/** A connection loss becomes DATABASE_UNAVAILABLE (503, "retry"); anything else passes through. */
+function unavailable(err: unknown): unknown {
+  return isConnectionLoss(err) ? new DenvError('DATABASE_UNAVAILABLE', `the database server cannot be reached (${(err as Error).message}); retry shortly`) : err;
+}
+
+/**
+ * A pool on a PostgreSQL server (`DATABASE_URL`). It survives server restarts: an idle
+ * connection the server ends is reported on the pool's `error` event (logged here, never an
+ * unhandled error), and the next query opens a fresh one; a query that runs into the outage fails
+ * with DATABASE_UNAVAILABLE (503) and nothing half-written (transactions roll back server-side).
+ */
+export async function openPostgres(url: string, log: (line: string) => void = () => {}): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', (err) => log(`database: an idle connection ended: ${err.message}`));
   await pool.query('select 1');
   return {
     dialect: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []) {
-      const res = await pool.query(sql, params as unknown[]);
+      const res = await pool.query(sql, params as unknown[]).catch((err: unknown) => {
+        throw unavailable(err);
+      });
       return res.rows as T[];
     },
     async exec(sql: string) {
-      await pool.query(sql);
+      await pool.query(sql).catch((err: unknown) => {
+        throw unavailable(err);
+      });
     },
     async tx(fn) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err: unknown) => {
+        throw unavailable(err);
+      });
       try {
         await client.query('begin');
         const out = await fn(wrapClient(client));
@@ -41,8 +71,9 @@ export async function openPostgres(url: string): Promise<Db> {
         return out;
       } catch (err) {
         await client.query('rollback').catch(() => {});
-        throw err;
+        throw unavailable(err);
       } finally {
+        // A connection the server ended is destroyed, not returned to the pool.
         client.release();
       }
     },
