@@ -34,6 +34,8 @@ const FAST_PROBE_MS = 10;
 const MIN_ATTEMPT_MS = 50;
 const FAST_PROBE_FOR_MS = 1000;
 const HTTP_ATTEMPT_MS = 2000;
+/** A step late by more than this means the thread did not run meanwhile. */
+const STALL_MS = 500;
 
 export function describeStartExit(service: string, exit: ServiceExit): string {
   if (exit.signal) return `${service} was killed by ${exit.signal} during start`;
@@ -64,22 +66,37 @@ async function waitHttp(spec: Extract<HealthSpec, { kind: 'http' }>, target: Hea
   const started = Date.now();
   const deadline = started + spec.timeout_ms;
   let last = 'not tried';
+  /** Set when a step took far longer than it asks for: the agent was frozen (SIGSTOP, an overloaded host). */
+  let stalled = false;
   for (;;) {
     const exit = await target.exitOf();
     if (exit) return startFailed(target, exit);
     const left = deadline - Date.now();
-    if (left <= 0) break;
+    if (left <= 0) {
+      // The time ran out while this thread was not running: the verdict needs a probe made now.
+      if (stalled) {
+        const probe = await probeHttp(port, spec.path, HTTP_ATTEMPT_MS);
+        if (probe.ok) return { ok: true };
+        last = probe.detail;
+      }
+      break;
+    }
     // A last attempt squeezed into a few milliseconds would only report its own timeout and hide
     // the answer that matters (the last real failure): stop instead.
     if (left < MIN_ATTEMPT_MS && last !== 'not tried') break;
-    const probe = await probeHttp(port, spec.path, Math.min(HTTP_ATTEMPT_MS, left));
+    const attempt = Math.min(HTTP_ATTEMPT_MS, left);
+    const probeStarted = Date.now();
+    const probe = await probeHttp(port, spec.path, attempt);
     if (probe.ok) return { ok: true };
     last = probe.detail;
+    if (Date.now() - probeStarted > attempt + STALL_MS) stalled = true;
     // Most services answer within a second of starting: probe often then (a refused connect costs
     // well under a millisecond), every SLICE_MS after.
-    const pause = Date.now() - started < FAST_PROBE_FOR_MS ? FAST_PROBE_MS : SLICE_MS;
-    const exitAfter = await watchFor(Math.min(pause, Math.max(0, deadline - Date.now())), target);
+    const pause = Math.min(Date.now() - started < FAST_PROBE_FOR_MS ? FAST_PROBE_MS : SLICE_MS, Math.max(0, deadline - Date.now()));
+    const sleptFrom = Date.now();
+    const exitAfter = await watchFor(pause, target);
     if (exitAfter) return startFailed(target, exitAfter);
+    if (Date.now() - sleptFrom > pause + STALL_MS) stalled = true;
   }
   return { ok: false, outcome: 'unhealthy', message: `${target.service}: GET ${spec.path} did not answer 2xx within ${spec.timeout_ms} ms (last: ${last})` };
 }
