@@ -14,6 +14,9 @@ interface ServerOptions {
   readonly resendAfter?: number;
   readonly commandTimeout?: number;
   readonly keepSnapshots?: number;
+  readonly heartbeat?: number;
+  readonly degradedAfter?: number;
+  readonly disconnectedAfter?: number;
 }
 
 const positiveMs = (v: string): number => {
@@ -36,6 +39,9 @@ export function registerServer(program: Command): void {
     .addOption(new Option('--host <address>', 'address to listen on; agents on other machines need a reachable one').env('DENV_HOST').default('127.0.0.1'))
     .addOption(new Option('--resend-after <ms>', 'an in-flight agent command is not re-sent for this long (default 600000, seed 002)').argParser(positiveMs).env('DENV_RESEND_AFTER_MS'))
     .addOption(new Option('--command-timeout <ms>', 'bound on every phase (default 900000)').argParser(positiveMs).env('DENV_COMMAND_TIMEOUT_MS'))
+    .addOption(new Option('--heartbeat <ms>', 'how often agents are told to heartbeat (default 30000)').argParser(positiveMs).env('DENV_HEARTBEAT_MS'))
+    .addOption(new Option('--degraded-after <ms>', 'a host without a heartbeat for this long is degraded (default 120000)').argParser(positiveMs).env('DENV_DEGRADED_AFTER_MS'))
+    .addOption(new Option('--disconnected-after <ms>', 'a host without a heartbeat for this long is disconnected (default 600000)').argParser(positiveMs).env('DENV_DISCONNECTED_AFTER_MS'))
     .addOption(new Option('--keep-snapshots <n>', 'snapshot retention: keep the snapshots of the current version and of this many latest healthy versions per env (default 3), plus those forks and running operations need').argParser(wholeNumber).env('DENV_KEEP_SNAPSHOTS'))
     .addHelpText(
       'after',
@@ -56,6 +62,7 @@ export function registerServer(program: Command): void {
         const cp = await startControlPlane({
           port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say,
           resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout, keepSnapshots: opts.keepSnapshots,
+          heartbeatMs: opts.heartbeat, degradedAfterMs: opts.degradedAfter, disconnectedAfterMs: opts.disconnectedAfter,
         });
         try {
           say(`denv control plane listening on ${cp.url}`);
