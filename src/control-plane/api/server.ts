@@ -7,6 +7,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { DenvError } from '../../contracts/errors.js';
+import { idempotent } from './idempotency.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import { authenticate, scopeAllows } from './auth.js';
 import { registerJsonBody } from './json-body.js';
@@ -93,7 +94,15 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
           throw new DenvError('BAD_REQUEST', 'this route takes no body');
         }
         const query = parseOrThrow(r.query ?? NO_QUERY, req.query ?? {});
-        const out = await r.handler(ctx, { auth, body, query, params: req.params as Record<string, string>, req, reply });
+        const call = () => r.handler(ctx, { auth, body, query, params: req.params as Record<string, string>, req, reply });
+        const key = req.headers['idempotency-key'];
+        if (r.method === 'POST' && typeof key === 'string') {
+          // A retry with the same key answers the first answer (idempotency.ts).
+          const out = await idempotent(ctx.db, auth.team, key, { method: r.method, url: req.url, body: req.body }, async () => ({ status: r.status ?? 200, answer: await call() }));
+          if (out.replayed) reply.header('idempotent-replayed', 'true');
+          return reply.status(out.status).send(out.answer);
+        }
+        const out = await call();
         if (out === undefined) return reply;
         return reply.status(r.status ?? 200).send(out);
       },

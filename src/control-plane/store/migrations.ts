@@ -259,6 +259,23 @@ alter table versions add column snapshot_pruned_at timestamptz;
 alter table envs add column snapshots_swept_at timestamptz;
 `,
   },
+  {
+    id: 7,
+    name: 'idempotency_keys',
+    sql: `
+-- Issue 11: a POST retried with the same Idempotency-Key answers what the first one answered.
+-- answer is null while the first request runs.
+create table idempotency_keys (
+  team text not null,
+  key text not null,
+  request_hash text not null,
+  status integer,
+  answer jsonb,
+  created_at timestamptz not null default now(),
+  primary key (team, key)
+);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */
