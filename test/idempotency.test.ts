@@ -1,7 +1,8 @@
 /**
- * `Idempotency-Key` (issue 11, item 6): a deploy retried with the same key answers the first
- * answer and starts nothing more; the key with another request is refused; concurrent retries
- * make one deployment. Real control plane and agent.
+ * Idempotent submissions and clear outcomes (issue 11, item 6): a deploy retried with the same
+ * `Idempotency-Key` answers the first answer and starts nothing more; the key with another request
+ * is refused; concurrent retries make one deployment; a deploy replaced before it ran names the
+ * deployment that replaced it. Real control plane and agent.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,4 +54,14 @@ describe('Idempotency-Key', () => {
     const [x, y] = [await post(null, { compose: compose('v3'), env: 'b' }), await post(null, { compose: compose('v3'), env: 'b' })];
     expect(x.body.deployment.id).not.toBe(y.body.deployment.id);
   });
+
+  it('a deploy replaced by a newer one before it ran says which one replaced it', async () => {
+    expect((await h.api.post('/v1/projects', { name: 'gated', approval: 'required' })).status).toBe(201);
+    const first = (await h.api.post('/v1/projects/gated/deploy', { compose: compose('v1'), env: 'g' })).body.deployment.id as string;
+    const second = (await h.api.post('/v1/projects/gated/deploy', { compose: compose('v2'), env: 'g' })).body.deployment.id as string;
+    const replaced = await h.api.finished(first);
+    expect(replaced.status).toBe('failed');
+    expect(replaced.error).toBe(`verdict: not applied: superseded by ${second}`);
+  });
 });
+

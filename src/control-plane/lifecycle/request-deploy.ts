@@ -34,8 +34,10 @@ export async function requestDeploy(db: Db, r: DeployRequest): Promise<{ env: En
   if (status === 'stopping' || status === 'tearing_down') {
     throw new DenvError('INVALID_TRANSITION', `cannot deploy to env ${env.name} (${env.id}): it is ${status}; wait until it is ${status === 'stopping' ? 'stopped' : 'torn down'}`);
   }
-  if (status === 'planning' || status === 'awaiting_approval') await supersedePending(db, env.id, 'a newer deploy');
-  const deployment = await createDeployment(db, { team: r.team, env: env.id, kind: 'deploy', params: r.params });
+  // The pending deploy this one replaces says which deployment replaced it (`superseded by dep_…`).
+  const id = newId('deployment');
+  if (status === 'planning' || status === 'awaiting_approval') await supersedePending(db, env.id, id);
+  const deployment = await createDeployment(db, { team: r.team, env: env.id, kind: 'deploy', params: r.params, id });
   if (status !== 'deploying' && status !== 'upgrading') {
     env = (await db.query<EnvRow>("update envs set status = 'planning', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1 returning *", [env.id]))[0]!;
   }
