@@ -368,13 +368,14 @@ export class AgentGateway {
     }
   }
 
-  /** After a (re)connection: send the host's open commands not sent within the resend window. */
+  /**
+   * After a (re)connection: send every open command of the host at once (issue 11), whatever the
+   * resend window. The agent answers a finished id from its record (a result lost with a crashed
+   * control plane or a dropped socket arrives now), joins a run still in flight, and resumes a
+   * run its own restart cut short (commands are idempotent), so no deployment waits for a timeout.
+   */
   private async resendOpen(hostId: string): Promise<void> {
-    const open = await this.opts.db.query<CommandRow>(
-      `select ${COMMAND_COLUMNS} from commands where host = $1 and status in ('pending', 'sent')
-         and (sent_at is null or sent_at < now() - ($2 || ' milliseconds')::interval) order by created_at`,
-      [hostId, String(this.opts.resendAfterMs)],
-    );
+    const open = await this.opts.db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where host = $1 and status in ('pending', 'sent') order by created_at`, [hostId]);
     for (const c of open) await this.write(c);
   }
 
