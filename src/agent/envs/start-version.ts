@@ -93,6 +93,7 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
   const shots = oneShots(req.services);
 
   // Adopt what already serves: this version's own live process, or (activating) an identical one of another version.
+  const twins = new Map<string, ServiceIdentity>();
   for (const name of names) {
     const existing = ctx.runtime.get(id(name));
     if (existing && existing.state !== 'exited' && (await ctx.runtime.isAlive(id(name)))) {
@@ -102,7 +103,14 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     }
     // Only when activating (rollback, start): a new deploy of the same spec restarts on purpose (files in working_dir may have changed).
     const twin = req.activate ? await identicalLiveService(ctx, env, version, name, req.services[name]!) : null;
-    if (twin && (await ctx.runtime.adoptAs(twin, version))) {
+    if (twin) twins.set(name, twin);
+  }
+  // All or nothing: a twin keeps the sibling addresses it started with, which hold only if no
+  // other service of the version starts anew (on another port).
+  // One-shots do not count: nobody connects to them, and they run again (their own business to be idempotent).
+  const allTwinned = names.every((n) => shots.has(n) || alreadyHealthy.has(n) || owned.has(n) || twins.has(n));
+  for (const [name, twin] of allTwinned ? twins : new Map<string, ServiceIdentity>()) {
+    if (await ctx.runtime.adoptAs(twin, version)) {
       await ctx.ports.transfer(serviceKey(twin), serviceKey(id(name)));
       alreadyHealthy.add(name);
     }
