@@ -65,6 +65,7 @@ x-whatever: 1
     const spec = parseSpec(`
 services:
   db:
+    image: postgres:15
     command: [postgres, -D, /data]
     user: postgres
     stop_signal: INT
@@ -152,5 +153,13 @@ volumes: {pg: {}}
 
   it('reads sizes as Compose does', () => {
     expect([parseBytes('512m'), parseBytes('1g'), parseBytes('1.5GB'), parseBytes(1024), parseBytes('12x')]).toEqual([512 * 1024 ** 2, 1024 ** 3, 1.5 * 1024 ** 3, 1024, null]);
+  });
+});
+
+describe('parseSpec across runtimes', () => {
+  it('refuses an image service waiting for a process service, naming both', () => {
+    expect(() => parseSpec({ services: { web: { image: 'nginx', depends_on: ['db'] }, db: { command: 'x' } } })).toThrow(
+      'services.web.depends_on.db: not supported by denv yet: an image service cannot wait for a process service (process services start after image services)',
+    );
   });
 });

@@ -212,6 +212,13 @@ export function parseSpec(source: string | Record<string, unknown>): Spec {
     if (spec) services[name] = spec;
   }
 
+  // Image services start before process services on a host: one cannot wait for the other yet.
+  for (const [name, svc] of Object.entries(services)) {
+    if (svc.image === null) continue;
+    for (const dep of Object.keys(svc.depends_on ?? {})) {
+      if (services[dep] && services[dep]!.image === null) problems.add(`services.${name}.depends_on.${dep}`, 'not supported by denv yet: an image service cannot wait for a process service (process services start after image services)');
+    }
+  }
   const x = normalizeTopXDenv(top['x-denv'], problems, splitCommand);
   if (x.agent && serviceInputs[x.agent.service] === undefined) problems.add('x-denv.agent.service', `no service named "${x.agent.service}"`);
   problems.throwIfAny();
