@@ -38,3 +38,8 @@ export const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 export function assertSafeName(kind: string, name: string): void {
   if (!SAFE_NAME.test(name)) throw new Error(`invalid ${kind} name "${name}": letters, digits, _ . - only`);
 }
+
+/** Whether `p` is one of `prefixes` or lies below one (at a path boundary). */
+export function isUnderAny(p: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((prefix) => p === prefix || p.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
+}

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { PACKED_KEY } from '../contracts/load-spec.js';
 import { parseSpec, type Spec } from '../contracts/spec.js';
+import { isMap } from '../contracts/compose/problems.js';
 import { CliError } from './cli-error.js';
 import { loadComposeFile } from './load-compose-file.js';
 import { packFiles } from './pack-files.js';
@@ -33,10 +34,10 @@ export interface ComposeFile {
 export function resolveWorkingDirs(doc: Readonly<Record<string, unknown>>, composeDir: string): Record<string, unknown> {
   if (!path.isAbsolute(composeDir)) throw new Error(`resolveWorkingDirs: composeDir must be absolute, got ${composeDir}`);
   const services = doc.services;
-  if (!isPlainObject(services)) return { ...doc };
+  if (!isMap(services)) return { ...doc };
   const resolved: Record<string, unknown> = {};
   for (const [name, service] of Object.entries(services)) {
-    resolved[name] = isPlainObject(service) ? resolveService(service, composeDir) : service;
+    resolved[name] = isMap(service) ? resolveService(service, composeDir) : service;
   }
   return { ...doc, services: resolved };
 }
@@ -71,8 +72,4 @@ export async function readComposeFile(file: string, opts: { readonly profiles?: 
     throw new CliError('INVALID_COMPOSE', `${loaded.path}:\n${(err as Error).message}`);
   }
   return { path: loaded.path, model: loaded.model, doc, warnings, ignored: spec.ignored ?? [] };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PackedTree } from '../contracts/spec.js';
+import { isMap } from '../contracts/compose/problems.js';
 import { CliError } from './cli-error.js';
 
 /** Counted as sent (base64), with room left under the API's 4 MiB body limit for the Compose model. */
@@ -45,11 +46,9 @@ async function packTree(root: string, budget: Budget, what: string, createMissin
   return { kind: info.isDirectory() ? 'dir' : 'file', entries };
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The `x-denv-packed` map for a loaded model whose project directory is `projectDir`; null when nothing needs packing. */
 /**
- * `unsetEnv`: what an `environment:` secret whose variable is unset does — `error` (deploy: a
+ * The `x-denv-packed` map for a loaded model whose project directory is `projectDir`; null when
+ * nothing needs packing. `unsetEnv`: what an `environment:` secret whose variable is unset does — `error` (deploy: a
  * secret is never sent empty by accident) or `warn` (`denv config`, like `docker compose config`).
  */
 export async function packFiles(

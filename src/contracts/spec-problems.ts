@@ -32,6 +32,4 @@ export class Problems {
   }
 }
 
-export function isMap(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isMap } from './compose/problems.js';

@@ -4,6 +4,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { DenvError } from '../../contracts/errors.js';
+import { isUnderAny } from '../files.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { canSwitchUsers, resolveUser, type Identity } from './identity.js';
 import { DYNAMIC_UID_MAX, DYNAMIC_UID_MIN, UidRegistry } from './uid-registry.js';
@@ -93,7 +94,7 @@ export class ServiceIdentities {
 
   /** Whether a working_dir outside the env's own dir is allowed here. */
   allowsPath(dir: string): boolean {
-    return this.policy.allowPaths.some((p) => dir === p || dir.startsWith(p.endsWith('/') ? p : `${p}/`));
+    return isUnderAny(dir, this.policy.allowPaths);
   }
 }
 

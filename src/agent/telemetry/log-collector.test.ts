@@ -22,7 +22,7 @@ afterEach(async () => {
 describe('LogCollector', () => {
   it('never holds more than 200 lines per workload, and pushes new lines only while watched', async () => {
     const rt = fx.ctx.runtime;
-    const started = await rt.start({ env: 'env_a', version: 'ver_1', service: 'web', spec: nodeService(CHATTY, { kind: 'alive', for_ms: 100 }), port: 27000, datasets: {} });
+    const started = await rt.start({ env: 'env_a', version: 'ver_1', service: 'web', spec: nodeService(CHATTY, { kind: 'alive', for_ms: 100 }), port: 27000, datasets: {}, cwd: fx.dataDir });
     expect(started.ok).toBe(true);
     const pushed: LogLine[] = [];
     const logs = new LogCollector(rt, new IncidentDetector({ epoch: 't' }), (_env, lines) => (pushed.push(...lines), true), () => {});

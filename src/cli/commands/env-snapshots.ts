@@ -8,20 +8,8 @@ import { seg } from '../client.js';
 import { clientFor, optionsOf } from '../config.js';
 import { examples, note, say } from '../help.js';
 import { formatTable, toJson } from '../output.js';
+import { formatBytes } from '../format-telemetry.js';
 import { ENV_ARG_DESCRIPTION, resolveEnvId } from '../env-ref.js';
-
-/** 1536 → `1.5 KiB` (bytes below 1 KiB as they are). */
-export function formatBytes(n: number | null): string {
-  if (n === null) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return i === 0 ? `${n} B` : `${v.toFixed(1)} ${units[i]}`;
-}
 
 export function snapshotRows(list: EnvSnapshotList): string[][] {
   return list.items.map((s) => [

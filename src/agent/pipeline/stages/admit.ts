@@ -15,6 +15,7 @@ import { parseDuration } from '../../../contracts/duration.js';
 import type { HealthSpec, ServiceSpec } from '../../../contracts/spec.js';
 import { fillEnvironment } from '../../envs/siblings.js';
 import type { FileMount } from '../../envs/packed-files.js';
+import { isUnderAny } from '../../files.js';
 import { composeRunOf, effectiveRun, runMismatch, signedRunOf, type RunSettings } from '../run-binding.js';
 import { failed, ok, skipped, type Stage, type StageContext, type StageOutcome, type Target } from '../stage.js';
 
@@ -49,7 +50,7 @@ function fileMountProblem(mounts: readonly FileMount[], signed: boolean, allowPa
   if (mounts.length === 0) return null;
   if (signed) return `bind mounts, secrets and configs (${mounts.map((m) => m.target).join(', ')}) are refused on a signed deploy: their content is not covered by the signature; bake them into the image or use a dataset`;
   for (const m of mounts) {
-    if (m.host_path && !allowPaths.some((p) => m.source === p || m.source.startsWith(p.endsWith('/') ? p : `${p}/`))) {
+    if (m.host_path && !isUnderAny(m.source, allowPaths)) {
       return `bind mount of host path ${m.source} is not allowed on this host (agent config allow.paths)`;
     }
   }

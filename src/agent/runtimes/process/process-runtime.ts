@@ -10,7 +10,6 @@
  * ChildProcess; adopted ones (started by a previous agent) are seen by the poll.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import type { ServiceSpec } from '../../../contracts/spec.js';
 import type { Identity } from '../../identity/identity.js';
 import { fillArgv } from '../../envs/siblings.js';
@@ -23,7 +22,7 @@ import { messageOf } from '../../../contracts/errors.js';
 import { loadAllEnvStates, removeEnvState, saveEnvState, type ServiceExit, type ServiceRecord } from './env-state.js';
 import { isSameProcessAlive, readProcStat, signalGroup, signalPid } from './proc-stat.js';
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
-import { envWorkDir, serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
+import { serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
 import { spawnDetached } from './spawn-detached.js';
 
 export interface ProcessRuntimeOptions {
@@ -57,8 +56,8 @@ export interface StartRequest extends ServiceIdentity {
   readonly pidNamespace?: boolean;
   /** `DENV_<S>_HOST/PORT` of the env's services, filled into `${DENV_…}` references (siblings.ts). */
   readonly siblings?: Readonly<Record<string, string>>;
-  /** Where it runs (default: the env's work dir). */
-  readonly cwd?: string;
+  /** Where it runs (start-version settles it: the service's own dir, or an allowed working_dir). */
+  readonly cwd: string;
   /** HOME for a service with an identity of its own (default: its cwd). */
   readonly home?: string;
 }
@@ -157,8 +156,7 @@ export class ProcessRuntime {
     const key = serviceKey(req);
     if (this.lives.has(key)) await this.stop(req);
     const { env, version, service, spec, port, datasets } = req;
-    const cwd = req.cwd ?? spec.working_dir ?? envWorkDir(this.opts.dataDir, env);
-    if (req.cwd === undefined) await mkdir(envWorkDir(this.opts.dataDir, env), { recursive: true });
+    const cwd = req.cwd;
     const rec: ServiceRecord = {
       env,
       version,

@@ -62,12 +62,6 @@ export function envDir(dataDir: string, env: string): string {
   return path.join(dataDir, 'envs', env);
 }
 
-/** Where a service without `working_dir` runs: beside, not above, the agent's state, so nothing a
- *  service or a verify collect of `.` reaches holds the agent's records (they carry env values). */
-export function envWorkDir(dataDir: string, env: string): string {
-  return path.join(envDir(dataDir, env), 'work');
-}
-
 /** The key of one service of one version: also its owner string in the port registry. */
 export function serviceKey(id: ServiceIdentity): string {
   return `${id.env}/${id.version}/${id.service}`;
