@@ -134,4 +134,30 @@ describe('credentials', () => {
     expect((await new Api(cp.url, token.token).get('/v1/projects')).status).toBe(401);
     expect((await denv('tokens', 'ls')).out).toMatch(new RegExp(`${token.id}\\s+ci-cli\\s+deploy\\s+revoked`));
   });
+
+  it('denv enrollment-key create, ls and revoke', async () => {
+    const denv = async (...args: string[]) => {
+      const child = spawnDenv([...args, '--url', cp.url], { DENV_TOKEN: cp.adminToken });
+      const code = await new Promise<number | null>((resolve) => child.proc.once('exit', resolve));
+      return { code, out: child.output() };
+    };
+    const plain = await denv('enrollment-key');
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.out).toMatch(/^denr_\S+\n.*single use/);
+    expect(plain.out).toContain('DENV_ENROLLMENT_KEY=');
+    const created = await denv('enrollment-key', 'create', '--name', 'rack-9', '--reusable', '--json');
+    expect(created.code, created.out).toBe(0);
+    const key = JSON.parse(created.out) as { id: string; key: string; single_use: boolean };
+    expect(key.single_use).toBe(false);
+    const ls = await denv('enrollment-key', 'ls');
+    expect(ls.code, ls.out).toBe(0);
+    expect(ls.out).toMatch(new RegExp(`${key.id}\\s+rack-9\\s+reusable\\s+usable`));
+    expect(ls.out).not.toContain(key.key);
+    const revoked = await denv('enrollment-key', 'revoke', key.id);
+    expect(revoked.code, revoked.out).toBe(0);
+    expect(revoked.out).toContain(`revoked ${key.id} (rack-9)`);
+    expect(await enroll(cp, key.key, 'h-cli')).toMatchObject({ type: 'refused', message: expect.stringMatching(/revoked/) });
+    const json = JSON.parse((await denv('enrollment-key', 'ls', '--json')).out) as { items: { id: string; state: string }[] };
+    expect(json.items.find((k) => k.id === key.id)?.state).toBe('revoked');
+  });
 });
