@@ -27,6 +27,14 @@ describe('denv sign options', () => {
     });
   });
 
+  it('builds a process payload from --process-json and refuses image flags beside it', () => {
+    const process = { command: ['node', '/srv/api/server.js'], working_dir: '/srv/api' };
+    const payload = payloadFromOptions({ service: 'api', host: 'host-a', expiresIn: '5m' }, { MODE: 'prod' }, Date.parse('2030-01-01T00:00:00Z'), 'n2', undefined, process);
+    expect(payload).toEqual({ service: 'api', process, host: 'host-a', expires_at: '2030-01-01T00:05:00.000Z', nonce: 'n2', env: { MODE: 'prod' } });
+    expect(() => payloadFromOptions({ service: 'api', host: 'h', expiresIn: '5m', image: `r/x@${DIGEST}` }, {}, 0, 'n', undefined, process)).toThrow(/--process-json signs a process service: leave out --image/);
+    expect(() => payloadFromOptions({ service: 'api', host: 'h', expiresIn: '5m' }, {}, 0, 'n', undefined, { command: ['x'], shell: true })).toThrow(/payload\.process: unknown field "shell"/);
+  });
+
   it('says what is missing, refuses tags, and parses env files literally', () => {
     expect(() => payloadFromOptions({ expiresIn: '10m' }, {}, 0, 'n')).toThrow(/missing --service, --repository \(or --image\), --digest \(or --image\), --host/);
     expect(() => payloadFromOptions({ service: 'web', image: 'r/web:1', host: 'h', expiresIn: '10m' }, {}, 0, 'n')).toThrow(/a digest, not a tag/);

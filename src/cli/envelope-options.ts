@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { envelopePayloadSchema, envelopeSchema, parseImageRef, type Envelope, type EnvelopePayload } from '../contracts/envelope.js';
+import { envelopePayloadSchema, envelopeSchema, parseImageRef, processPayloadSchema, type Envelope, type EnvelopePayload } from '../contracts/envelope.js';
 import { parseDuration } from '../contracts/duration.js';
 import { parseOrThrow } from '../contracts/validation.js';
 import { loadSigningKey, makeEnvelope } from '../lib/envelope-crypto.js';
@@ -29,6 +29,8 @@ export interface EnvelopeOptions {
   readonly nonce?: string;
   /** The payload's `run` object: JSON text, or `@file`. */
   readonly runJson?: string;
+  /** A process service's `process` object (command, working_dir, user, healthcheck): JSON text, or `@file`. */
+  readonly processJson?: string;
   readonly scopeProject?: string;
   readonly scopeEnv?: string;
 }
@@ -53,6 +55,7 @@ export function addEnvelopeOptions(cmd: Command): Command {
     .option('--expires-in <duration>', 'validity, at most 1h', '10m')
     .option('--nonce <nonce>', 'unique string (default: a random UUID)')
     .option('--run-json <json|@file>', 'what runs in the container: {entrypoint, command, working_dir, user, healthcheck, volumes} (docs/envelope.md)')
+    .option('--process-json <json|@file>', 'sign a process service instead of an image: {command, working_dir, user, healthcheck} (hosts with process_runtime: signed)')
     .option('--scope-project <name>', 'deploy only into this project')
     .option('--scope-env <name>', 'deploy only into this env');
 }
@@ -69,24 +72,30 @@ export function parseEnvLines(text: string, what: string): Record<string, string
   return env;
 }
 
-/** The payload object the flags describe (pure; validated against the closed schema). `run`: the parsed `--run-json`. */
-export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, string>, nowMs: number, nonce: string, run?: unknown): EnvelopePayload {
+/**
+ * The payload object the flags describe (pure; validated against the closed schema). `run`: the
+ * parsed `--run-json`; `process`: the parsed `--process-json` (a process service's payload).
+ */
+export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, string>, nowMs: number, nonce: string, run?: unknown, process?: unknown): EnvelopePayload {
   let repository = o.repository;
   let digest = o.digest;
-  if (o.image) {
+  if (process !== undefined) {
+    const clash = [o.image && '--image', o.repository && '--repository', o.digest && '--digest', run !== undefined && '--run-json'].filter(Boolean);
+    if (clash.length > 0) throw new CliError('USAGE', `--process-json signs a process service: leave out ${clash.join(', ')}`);
+  } else if (o.image) {
     const ref = parseImageRef(o.image);
     if (!ref.digest) throw new CliError('USAGE', '--image: expected repo@sha256:… (a digest, not a tag)');
     repository ??= ref.repository;
     digest ??= ref.digest;
   }
-  const missing = [!o.service && '--service', !repository && '--repository (or --image)', !digest && '--digest (or --image)', !o.host && '--host'].filter(Boolean);
+  const image = process === undefined;
+  const missing = [!o.service && '--service', image && !repository && '--repository (or --image)', image && !digest && '--digest (or --image)', !o.host && '--host'].filter(Boolean);
   if (missing.length > 0) throw new CliError('USAGE', `missing ${missing.join(', ')} (or pass --payload <file>)`);
   const lifetime = parseDuration(o.expiresIn);
   if (lifetime === null || lifetime <= 0) throw new CliError('USAGE', '--expires-in: expected a duration such as 10m');
   const payload = {
     service: o.service,
-    repository,
-    digest,
+    ...(image ? { repository, digest } : { process }),
     host: o.host,
     expires_at: new Date(nowMs + lifetime).toISOString(),
     nonce,
@@ -96,7 +105,18 @@ export function payloadFromOptions(o: EnvelopeOptions, env: Record<string, strin
     ...(run !== undefined ? { run } : {}),
     ...(o.scopeProject || o.scopeEnv ? { scope: { ...(o.scopeProject ? { project: o.scopeProject } : {}), ...(o.scopeEnv ? { env: o.scopeEnv } : {}) } } : {}),
   };
-  return parseOrThrow(envelopePayloadSchema, payload, 'BAD_REQUEST', 'payload');
+  return image ? parseOrThrow(envelopePayloadSchema, payload, 'BAD_REQUEST', 'payload') : parseOrThrow(processPayloadSchema, payload, 'BAD_REQUEST', 'payload');
+}
+
+/** `--run-json` / `--process-json`: JSON text, or `@file`. */
+async function readJsonOption(value: string | undefined, flag: string): Promise<unknown> {
+  if (value === undefined) return undefined;
+  const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError('USAGE', `${flag}: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -125,15 +145,8 @@ export async function envelopeFromOptions(o: EnvelopeOptions): Promise<Envelope>
   const key = loadSigningKey(await readFile(o.key, 'utf8'), o.key);
   if (o.payload) return makeEnvelope(await readFile(o.payload), key);
   const env = { ...(o.envFile ? parseEnvLines(await readFile(o.envFile, 'utf8'), o.envFile) : {}), ...parseEnvLines((o.env ?? []).join('\n'), '--env') };
-  let run: unknown;
-  if (o.runJson !== undefined) {
-    const text = o.runJson.startsWith('@') ? await readFile(o.runJson.slice(1), 'utf8') : o.runJson;
-    try {
-      run = JSON.parse(text);
-    } catch (err) {
-      throw new CliError('USAGE', `--run-json: ${(err as Error).message}`);
-    }
-  }
-  const payload = payloadFromOptions(o, env, Date.now(), o.nonce ?? randomUUID(), run);
+  const run = await readJsonOption(o.runJson, '--run-json');
+  const process = await readJsonOption(o.processJson, '--process-json');
+  const payload = payloadFromOptions(o, env, Date.now(), o.nonce ?? randomUUID(), run, process);
   return makeEnvelope(Buffer.from(JSON.stringify(payload), 'utf8'), key);
 }

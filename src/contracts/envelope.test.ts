@@ -52,7 +52,7 @@ describe('run, scope and duplicate keys', () => {
   it('accepts the optional run and scope objects (closed schemas) and refuses unknown fields in them, by path', () => {
     const run = { entrypoint: ['/bin/app'], command: ['serve'], working_dir: '/srv', user: '999:999', healthcheck: { test: ['CMD', '/bin/check'], interval: '2s', retries: 5 }, volumes: [{ source: 'data', target: '/data', read_only: true }] };
     const res = decodeEnvelope(wrap(payload({ run, scope: { project: 'shop', env: 'production' } })));
-    expect(res.ok && res.value.payload.run).toEqual(run);
+    expect(res.ok && 'run' in res.value.payload && res.value.payload.run).toEqual(run);
     expect(res.ok && res.value.payload.scope).toEqual({ project: 'shop', env: 'production' });
     expect(decodeEnvelope(wrap(payload({ run: { privileged: true } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.run: unknown field "privileged"/) });
     expect(decodeEnvelope(wrap(payload({ run: { working_dir: 'relative' } })))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload\.run\.working_dir: /) });
@@ -67,6 +67,31 @@ describe('run, scope and duplicate keys', () => {
     expect(decodeEnvelope(wrap(top))).toMatchObject({ ok: false, message: expect.stringMatching(/^payload: duplicate key "service"/) });
     expect(duplicateJsonKey('{"a":[{"b":1},{"b":2,"c":{"d":"}\\"","d":0}}]}')).toBe('a.1.c.d');
     expect(duplicateJsonKey('{"a":{"x":1},"b":{"x":1},"s":"{\\"a\\":1,\\"a\\":2}"}')).toBeNull();
+  });
+});
+
+describe('process payloads', () => {
+  const processPayload = (extra: Record<string, unknown> = {}) => {
+    const { repository: _r, digest: _d, ...base } = payload();
+    return { ...base, process: { command: ['node', '/srv/app/server.js'], working_dir: '/srv/app', user: 'app', healthcheck: { test: ['CMD', 'true'] } }, ...extra };
+  };
+
+  it('decodes `process` in place of repository, digest and run', () => {
+    const res = decodeEnvelope(wrap(processPayload({ env: { PORT_NAME: 'web' } })));
+    expect(res.ok).toBe(true);
+    if (!res.ok) return;
+    expect(res.value.payload).toMatchObject({ service: 'web', process: { command: ['node', '/srv/app/server.js'], working_dir: '/srv/app', user: 'app' }, env: { PORT_NAME: 'web' } });
+  });
+
+  it.each([
+    [{ repository: 'r/x' }, /^payload: unknown field "repository"/],
+    [{ run: { command: ['x'] } }, /^payload: unknown field "run"/],
+    [{ process: { command: [] } }, /^payload\.process\.command: /],
+    [{ process: { command: ['x'], working_dir: 'rel' } }, /^payload\.process\.working_dir: expected an absolute path on the host/],
+    [{ process: { command: ['x'], entrypoint: ['y'] } }, /^payload\.process: unknown field "entrypoint"/],
+    [{ process: { command: ['x'], healthcheck: { test: ['sh', '-c', 'x'] } } }, /^payload\.process\.healthcheck\.test: /],
+  ])('refuses %j by path', (extra, message) => {
+    expect(decodeEnvelope(wrap(processPayload(extra)))).toMatchObject({ ok: false, message: expect.stringMatching(message) });
   });
 });
 

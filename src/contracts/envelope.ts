@@ -4,7 +4,8 @@
  *
  *   envelope  {"payload": "<base64 of the payload bytes>", "signature": "<base64 DER ECDSA P-256 over those bytes>"}
  *   payload   JSON, closed schema: service, repository, digest, host, expires_at, nonce, and optionally env, health, edge,
- *             run (what runs in the container: entrypoint, command, working_dir, user, healthcheck, volumes), scope (project, env)
+ *             run (what runs in the container: entrypoint, command, working_dir, user, healthcheck, volumes), scope (project, env);
+ *             or, for a process service, `process` (command, working_dir, user, healthcheck) in place of repository, digest and run
  *
  * A payload with a duplicate key anywhere is refused: two readers of one signed text must never
  * see two different payloads (JSON.parse keeps the last value, other parsers the first).
@@ -111,10 +112,9 @@ export const envelopeRunSchema = z.strictObject({
 });
 export type EnvelopeRun = z.infer<typeof envelopeRunSchema>;
 
-export const envelopePayloadSchema = z.strictObject({
+/** Fields every payload has, image or process. */
+const payloadBase = {
   service: serviceName,
-  repository,
-  digest: digestSchema,
   /** The agent's configured `name`. */
   host: z.string().min(1).max(253),
   expires_at: z.iso.datetime({ offset: true }),
@@ -128,11 +128,39 @@ export const envelopePayloadSchema = z.strictObject({
     })
     .optional(),
   edge: z.strictObject({ hostnames: z.array(hostname).min(1).max(50) }).optional(),
-  run: envelopeRunSchema.optional(),
   /** Binds the envelope to a project and/or env (names); a deploy elsewhere is refused at admit. */
   scope: z.strictObject({ project: z.string().min(1).max(200).optional(), env: z.string().min(1).max(200).optional() }).optional(),
+};
+
+/** An image service's payload: the image by digest, and optionally what runs in its container. */
+export const envelopePayloadSchema = z.strictObject({
+  ...payloadBase,
+  repository,
+  digest: digestSchema,
+  run: envelopeRunSchema.optional(),
 });
-export type EnvelopePayload = z.infer<typeof envelopePayloadSchema>;
+export type ImagePayload = z.infer<typeof envelopePayloadSchema>;
+
+/**
+ * What a process service runs (issue 10: hosts with `process_runtime: signed`): the argv, and
+ * optionally its working dir (a host path), user and healthcheck. The Compose service must say
+ * the same (or leave a setting out); its `environment` must be bound by the payload's `env`.
+ */
+export const envelopeProcessSchema = z.strictObject({
+  command: argv,
+  working_dir: z.string().min(1).max(4096).startsWith('/', 'expected an absolute path on the host').refine((v) => !v.includes('\0'), 'NUL is not allowed').optional(),
+  user: envelopeRunSchema.shape.user,
+  healthcheck: envelopeRunSchema.shape.healthcheck,
+});
+export type EnvelopeProcess = z.infer<typeof envelopeProcessSchema>;
+
+/** A process service's payload: `process` in place of `repository`, `digest` and `run`. */
+export const processPayloadSchema = z.strictObject({ ...payloadBase, process: envelopeProcessSchema });
+export type ProcessPayload = z.infer<typeof processPayloadSchema>;
+
+export type EnvelopePayload = ImagePayload | ProcessPayload;
+
+export const isProcessPayload = (p: EnvelopePayload): p is ProcessPayload => 'process' in p;
 
 export interface DecodedEnvelope {
   /** Exactly the bytes the signature must cover. */
@@ -168,7 +196,9 @@ export function decodeEnvelope(raw: unknown): DecodeResult {
   }
   const duplicate = duplicateJsonKey(text);
   if (duplicate !== null) return { ok: false, message: `payload: duplicate key ${JSON.stringify(duplicate)}: a signed payload must have one reading` };
-  const inner = envelopePayloadSchema.safeParse(json);
+  // A payload with `process` signs a process service; any other, an image (the original format).
+  const isProcess = json !== null && typeof json === 'object' && !Array.isArray(json) && Object.hasOwn(json, 'process');
+  const inner = (isProcess ? processPayloadSchema : envelopePayloadSchema).safeParse(json);
   if (!inner.success) return { ok: false, message: describeZodError(inner.error, 'payload') };
   return { ok: true, value: { payloadBytes, signature, payload: inner.data } };
 }
@@ -210,18 +240,22 @@ export function duplicateJsonKey(text: string): string | null {
 }
 
 /**
- * The service an envelope names, without validating anything else; null when it cannot be read.
- * Used only to pick the per-service lock and to route an envelope to its service; admit decides.
+ * The service an envelope names and whether it signs a process (`process`) or an image, without
+ * validating anything else; null when it cannot be read. Used only to pick the per-service lock
+ * and to route an envelope to its service; admit decides.
  */
-export function peekEnvelopeService(raw: unknown): string | null {
+export function peekEnvelope(raw: unknown): { readonly service: string; readonly kind: 'image' | 'process' } | null {
   if (!raw || typeof raw !== 'object' || typeof (raw as { payload?: unknown }).payload !== 'string') return null;
   try {
     const json = JSON.parse(Buffer.from((raw as { payload: string }).payload, 'base64').toString('utf8')) as { service?: unknown };
-    return typeof json.service === 'string' && serviceName.safeParse(json.service).success ? json.service : null;
+    if (typeof json.service !== 'string' || !serviceName.safeParse(json.service).success) return null;
+    return { service: json.service, kind: Object.hasOwn(json, 'process') ? 'process' : 'image' };
   } catch {
     return null;
   }
 }
+
+export const peekEnvelopeService = (raw: unknown): string | null => peekEnvelope(raw)?.service ?? null;
 
 /** Expiry rule: refused once `expires_at` has passed, and when it lies more than 1 h (plus skew) ahead. */
 export function checkExpiry(expiresAt: string, nowMs: number): string | null {

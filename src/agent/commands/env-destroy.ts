@@ -22,6 +22,7 @@ export const envDestroy: CommandHandler<'env.destroy'> = {
       await rm(envLogDir(ctx.dataDir, p.env), { recursive: true, force: true });
       for (const dir of [collectedEnvDir(ctx.workloads, p.env), verifyRunDir(ctx.workloads, p.env), envWorkloadsDir(ctx.workloads, p.env)]) await rm(dir, { recursive: true, force: true });
       await ctx.identities.release(p.env);
+      await ctx.pipeline?.admitted.forget(p.env);
       return { removed: { processes: processes + containers, datasets, snapshots, ports } };
     }),
 };

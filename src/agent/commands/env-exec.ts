@@ -1,5 +1,6 @@
 import { DenvError } from '../../contracts/errors.js';
 import { ExecError, run } from '../../lib/exec.js';
+import { refuseUnsignedCommand } from '../envs/admit-process.js';
 import type { CommandHandler } from './handler.js';
 
 const OUTPUT_CAP = 64 * 1024;
@@ -13,6 +14,7 @@ const OUTPUT_CAP = 64 * 1024;
  */
 export const envExec: CommandHandler<'env.exec'> = {
   run: async (p, ctx) => {
+    refuseUnsignedCommand(ctx, 'env.exec');
     const candidates = ctx.runtime.list(p.env).filter((r) => r.service === p.service && r.state !== 'exited');
     let target = null;
     for (const rec of candidates.reverse()) {

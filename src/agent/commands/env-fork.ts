@@ -19,6 +19,8 @@ export const envFork: CommandHandler<'env.fork'> = {
       let forkedInMs = 0;
       // The fork's services run as its source's user: they own the forked data (uid-registry.ts).
       await ctx.identities.inherit(p.from_env, p.env);
+      // …and may run what its source was admitted to run (process_runtime: signed).
+      await ctx.pipeline?.admitted.inherit(p.from_env, p.env);
       if (ctx.runtime.list(p.env).length === 0) {
         const t0 = performance.now();
         await ctx.envLocks.run(p.from_env, () => ctx.datasets.fork(p.from_env, p.snapshot, p.env, p.volumes));

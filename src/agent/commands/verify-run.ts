@@ -9,6 +9,7 @@ import { liveService } from '../envs/live-service.js';
 import { collectedDir, verifyRunDir } from '../verify/collected-dir.js';
 import { ownDir, ownTree } from '../identity/ownership.js';
 import { contextArgv } from '../runtimes/process/launch-argv.js';
+import { refuseUnsignedCommand } from '../envs/admit-process.js';
 import type { CommandHandler } from './handler.js';
 
 const OUTPUT_KEPT = 4096;
@@ -42,6 +43,7 @@ async function readRewardFile(file: string): Promise<string | null> {
  */
 export const verifyRun: CommandHandler<'verify.run'> = {
   run: async (p, ctx) => {
+    refuseUnsignedCommand(ctx, 'verify.run');
     const collected = collectedDir(ctx.workloads, p.collected.env, p.collected.capture);
     if (!(await exists(collected))) throw new DenvError('NOT_FOUND', `nothing was collected for capture ${p.collected.capture} of env ${p.collected.env} on this host`);
     const rec = await liveService(ctx, p.env, p.service);

@@ -12,7 +12,7 @@
  *   network: bridge                   # or host (the container shares the host's network and gets PORT)
  *   env_dir: /dev/shm/denv            # tmpfs dir for env files (default: a private dir under /dev/shm)
  *   workloads: /var/lib/denv/work     # services' files: env work dirs, verify copies (default: <data dir>-workloads)
- *   process_runtime: enabled          # or disabled: refuse process services on this host
+ *   process_runtime: enabled          # disabled: refuse process services; signed: run only those a trusted key signed
  *   run_as_root: false                # allow `user: root` for process services
  *   log_max_bytes: 10485760           # rotate a service's log past this size (one rotated file kept)
  *   allow: {paths: [/srv/apps]}       # host paths process services may use as working_dir
@@ -52,7 +52,7 @@ export const agentConfigSchema = z.strictObject({
   network: z.enum(NETWORK_MODES).default('bridge'),
   env_dir: z.string().min(1).optional(),
   workloads: z.string().min(1).optional(),
-  process_runtime: z.enum(['enabled', 'disabled']).default('enabled'),
+  process_runtime: z.enum(['enabled', 'disabled', 'signed']).default('enabled'),
   run_as_root: z.boolean().default(false),
   /** A service's log file is rotated past this many bytes (default 10 MiB). */
   log_max_bytes: z.number().int().min(4096).optional(),
@@ -70,10 +70,13 @@ export interface AgentConfig {
   readonly network: NetworkMode;
   readonly envDir: string | null;
   readonly workloads: string | null;
-  readonly processRuntime: 'enabled' | 'disabled';
+  readonly processRuntime: ProcessRuntimeMode;
   readonly runAsRoot: boolean;
   readonly logMaxBytes: number | null;
 }
+
+/** `signed`: a process service starts only from an envelope with `process` that a trusted key signed (envs/admit-process.ts). */
+export type ProcessRuntimeMode = 'enabled' | 'disabled' | 'signed';
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {

@@ -6,6 +6,7 @@
  * is `required: false`.
  */
 import type { Dependency, ServiceSpec } from '../../contracts/spec.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 
 /** Services some other service waits on to *complete*: they run once and count as healthy when they exit 0. */
 export function oneShots(services: Readonly<Record<string, ServiceSpec>>): Set<string> {
@@ -57,7 +58,5 @@ export function updateOrder(spec: ServiceSpec): 'start-first' | 'stop-first' {
 
 /** Canonical JSON (sorted keys): two specs stored through different paths compare equal when they mean the same. */
 export function sameSpec(a: unknown, b: unknown): boolean {
-  const canon = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canon) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : v;
-  return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
+  return canonicalJson(a) === canonicalJson(b);
 }

@@ -23,6 +23,7 @@ import { probeEgress } from '../egress.js';
 import { waitHealthy, type HealthVerdict } from '../health/wait-healthy.js';
 import { readLogTail } from '../runtimes/process/log-tail.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
+import { admitProcess } from './admit-process.js';
 import { prepareService } from './prepare-service.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
 import { imageServiceNames, startWithImages } from './start-images.js';
@@ -116,11 +117,15 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     }
   }
 
-  // Prepare the rest: user, working dir, datasets, port.
+  // Prepare the rest: admission (signed hosts), user, working dir, datasets, port.
+  const relayed = [...(req.envelopes ?? []), ...(req.envelope !== undefined && req.envelope !== null ? [req.envelope] : [])];
   const prepared = new Map<string, Awaited<ReturnType<typeof prepareService>>>();
   for (const name of names) {
     if (alreadyHealthy.has(name) || owned.has(name)) continue;
     try {
+      // process_runtime: signed — a trusted key must have signed what runs (admit-process.ts).
+      const refusal = await admitProcess(ctx, { env, service: name, spec: req.services[name]!, envelopes: relayed, names: { project: req.project, env: req.env_name } });
+      if (refusal) throw new DenvError('AGENT_ERROR', refusal);
       prepared.set(name, await prepareService(ctx, id(name), req.services[name]!, datasets, req.files));
     } catch (err) {
       // Any error (a refusal, EACCES, ENOSPC) is this service's start failure: the ports of those

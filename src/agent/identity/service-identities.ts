@@ -9,10 +9,11 @@ import type { ServiceSpec } from '../../contracts/spec.js';
 import { canSwitchUsers, resolveUser, type Identity } from './identity.js';
 import { DYNAMIC_UID_MAX, DYNAMIC_UID_MIN, UidRegistry } from './uid-registry.js';
 import type { PortRange } from '../ports.js';
+import type { ProcessRuntimeMode } from '../config/agent-config.js';
 
 export interface ProcessPolicy {
-  /** `disabled`: process services are refused on this host. */
-  readonly processRuntime: 'enabled' | 'disabled';
+  /** `disabled`: process services are refused on this host; `signed`: only signed ones run (envs/admit-process.ts). */
+  readonly processRuntime: ProcessRuntimeMode;
   /** `user: root` (or uid 0) allowed. */
   readonly runAsRoot: boolean;
   /** Host paths a service may use as working_dir besides its env's own dir (prefixes). */

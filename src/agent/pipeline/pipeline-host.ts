@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import type { AgentConfig } from '../config/agent-config.js';
+import { AdmittedProcesses } from '../envelope/admitted-processes.js';
 import { NonceStore } from '../envelope/nonce-store.js';
 import { FileLocks } from '../locks/file-lock.js';
 import type { PortRegistry } from '../ports.js';
@@ -28,6 +29,8 @@ export interface PipelineHost {
   readonly docker: DockerRuntime | null;
   readonly ports: PortRegistry;
   readonly nonces: NonceStore;
+  /** Process services admitted from verified envelopes (process_runtime: signed). */
+  readonly admitted: AdmittedProcesses;
   readonly slots: SlotStore;
   readonly envFiles: EnvFiles;
   readonly envHasher: EnvHasher;
@@ -52,6 +55,7 @@ export async function openPipelineHost(o: PipelineHostOptions): Promise<Pipeline
     docker,
     ports: o.ports,
     nonces: new NonceStore(o.dataDir),
+    admitted: new AdmittedProcesses(o.dataDir),
     slots: new SlotStore(o.dataDir),
     envFiles: new EnvFiles(o.config.envDir ?? defaultEnvDir(o.dataDir)),
     envHasher: await EnvHasher.open(o.dataDir),

@@ -10,13 +10,14 @@ import { addEnvelopeOptions, envelopeFromOptions, type EnvelopeOptions } from '.
 import { examples, say } from '../help.js';
 
 export function registerSign(program: Command): void {
-  const cmd = program.command('sign').description('sign a deploy envelope for an image digest with a PEM key (prints the envelope JSON)');
+  const cmd = program.command('sign').description('sign a deploy envelope for an image digest, or for what a process service runs, with a PEM key (prints the envelope JSON)');
   addEnvelopeOptions(cmd)
     .option('--out <file>', 'write the envelope there (mode 0600) instead of printing it')
     .addHelpText(
       'after',
       examples(
         'denv sign --key ci.pem --service web --image registry.example.com/web@sha256:… --host host-a --env-file prod.env > envelope.json',
+        `denv sign --key ci.pem --service api --host host-a --process-json '{"command": ["node", "/srv/api/server.js"], "working_dir": "/srv/api"}'`,
         'denv sign --key ci.pem --payload payload.json     # sign an existing payload byte for byte',
       ),
     )

@@ -4,16 +4,18 @@
  * host, so a compromised control plane still cannot deploy an unsigned image. Here only the
  * request's shape is judged, to refuse at once what no agent would accept:
  *
- *   - one envelope per image service: `envelopes: [...]`, or `envelope` for one service (both
+ *   - one envelope per signed service: `envelopes: [...]`, or `envelope` for one service (both
  *     may be sent; they are taken together);
- *   - each must name a service of the Compose file that has an image, and no service twice;
+ *   - each must name a service of the Compose file, no service twice, and be of its kind: an
+ *     image envelope (repository, digest) for an image service, a `process` envelope for a
+ *     process service (hosts with `process_runtime: signed` run only those);
  *   - a project with `require_signed` needs an envelope for every image service.
  *
  * Errors name the path (`envelopes.1: …`). The envelopes are relayed untouched in env.create;
  * they never appear in events or evidence.
  */
 import type { Project } from '../../contracts/domain.js';
-import { peekEnvelopeService, type Envelope } from '../../contracts/envelope.js';
+import { peekEnvelope, type Envelope } from '../../contracts/envelope.js';
 import { DenvError } from '../../contracts/errors.js';
 import type { Spec } from '../../contracts/spec.js';
 
@@ -34,11 +36,13 @@ export function checkSignedDeploy(project: Pick<Project, 'name' | 'require_signe
   }
   const signed = new Map<string, string>();
   for (const { path, envelope } of items) {
-    const service = peekEnvelopeService(envelope);
-    if (service === null) throw new DenvError('BAD_REQUEST', `${path}.payload: cannot read the service it names (expected base64 of a JSON payload)`);
+    const peeked = peekEnvelope(envelope);
+    if (peeked === null) throw new DenvError('BAD_REQUEST', `${path}.payload: cannot read the service it names (expected base64 of a JSON payload)`);
+    const { service, kind } = peeked;
     const target = spec.services[service];
     if (!target) throw new DenvError('BAD_REQUEST', `${path}: it signs service "${service}", which the Compose file does not have`);
-    if (target.image === null) throw new DenvError('BAD_REQUEST', `${path}: service "${service}" has no image; envelopes sign image deploys`);
+    if (target.image === null && kind === 'image') throw new DenvError('BAD_REQUEST', `${path}: service "${service}" has no image; an envelope for a process service signs \`process\` (docs/envelope.md)`);
+    if (target.image !== null && kind === 'process') throw new DenvError('BAD_REQUEST', `${path}: service "${service}" has an image; its envelope signs repository and digest, not \`process\``);
     const earlier = signed.get(service);
     if (earlier !== undefined) throw new DenvError('BAD_REQUEST', `${path}: a second envelope for service "${service}" (${earlier} signs it already)`);
     signed.set(service, path);

@@ -10,7 +10,8 @@
  * Without an envelope a deploy is admitted only on a host with `require_signature: false`, and
  * only from the control plane (a standalone request *is* its envelope).
  */
-import { allowedRepository, allowedService, checkExpiry, decodeEnvelope, parseImageRef, type EnvelopePayload } from '../../../contracts/envelope.js';
+import { allowedRepository, decodeEnvelope, isProcessPayload, parseImageRef, type ImagePayload } from '../../../contracts/envelope.js';
+import { commonMismatch } from '../../envelope/envelope-checks.js';
 import { parseDuration } from '../../../contracts/duration.js';
 import type { HealthSpec, ServiceSpec } from '../../../contracts/spec.js';
 import { fillEnvironment } from '../../envs/siblings.js';
@@ -23,20 +24,13 @@ const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 const ALIVE: HealthSpec = { kind: 'alive', for_ms: 1000 };
 
 /** The envelope's `health` if it has one (it is signed), else the Docker healthcheck that runs, else the spec's HTTP check, else "stays up for 1 s". */
-function healthOf(payload: EnvelopePayload | null, spec: ServiceSpec | null, run: RunSettings): HealthSpec {
+function healthOf(payload: ImagePayload | null, spec: ServiceSpec | null, run: RunSettings): HealthSpec {
   if (payload?.health) {
     const timeout = payload.health.timeout !== undefined ? parseDuration(payload.health.timeout) : null;
     return { kind: 'http', path: payload.health.path, port: null, timeout_ms: timeout ?? DEFAULT_HTTP_TIMEOUT_MS };
   }
   if (run.healthcheck) return run.healthcheck;
   return spec && spec.health.kind !== 'command' ? spec.health : ALIVE;
-}
-
-/** The envelope's `scope` against the names of this deploy (standalone deploys have none). */
-function scopeMismatch(p: EnvelopePayload, names: { readonly project?: string; readonly env?: string } | undefined): string | null {
-  if (p.scope?.project !== undefined && p.scope.project !== names?.project) return `scope.project: the envelope is for project "${p.scope.project}", this deploy ${names?.project ? `is for "${names.project}"` : 'names no project'}`;
-  if (p.scope?.env !== undefined && p.scope.env !== names?.env) return `scope.env: the envelope is for env "${p.scope.env}", this deploy ${names?.env ? `is for "${names.env}"` : 'names no env'}`;
-  return null;
 }
 
 const NO_RUN: RunSettings = { entrypoint: null, command: null, working_dir: null, user: null, healthcheck: null, volumes: null };
@@ -58,7 +52,7 @@ function fileMountProblem(mounts: readonly FileMount[], signed: boolean, allowPa
 }
 
 /** Control-plane deploys: the Compose service must agree with what was signed. */
-function specMismatch(spec: ServiceSpec, p: EnvelopePayload): string | null {
+function specMismatch(spec: ServiceSpec, p: ImagePayload): string | null {
   if (!spec.image) return `service ${p.service} has no image in the Compose file`;
   const ref = parseImageRef(spec.image);
   if (ref.repository !== p.repository) return `the Compose image's repository "${ref.repository}" is not the signed repository "${p.repository}"`;
@@ -86,15 +80,10 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   const decoded = decodeEnvelope(req.envelope);
   if (!decoded.ok) return failed(decoded.message);
   const p = decoded.value.payload;
-  if (p.host !== cfg.name) return failed(`envelope is for host "${p.host}", this host is "${cfg.name}"`);
-  const expiry = checkExpiry(p.expires_at, Date.now());
-  if (expiry) return failed(expiry);
-  if (await host.nonces.seen(p.nonce)) return failed(`replayed: nonce "${p.nonce}" was already used on this host`);
-  if (p.service !== req.slot.service) return failed(`envelope is for service "${p.service}", not "${req.slot.service}"`);
-  if (!allowedService(p.service, cfg.allow.services)) return failed(`service "${p.service}" is not allowed on this host (allow.services)`);
+  const common = await commonMismatch(p, { hostName: cfg.name, service: req.slot.service, allowServices: cfg.allow.services, nonces: host.nonces, names: req.names });
+  if (common) return failed(common);
+  if (isProcessPayload(p)) return failed(`envelope signs process service "${p.service}" (it has \`process\`); an image service needs an envelope with repository and digest`);
   if (!allowedRepository(p.repository, cfg.allow.repositories)) return failed(`repository "${p.repository}" is not allowed on this host (allow.repositories)`);
-  const scope = scopeMismatch(p, req.names);
-  if (scope) return failed(scope);
   const signedRun = signedRunOf(p.run);
   if (req.spec) {
     const mismatch = specMismatch(req.spec, p);
