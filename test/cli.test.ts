@@ -61,14 +61,14 @@ afterAll(async () => {
 });
 
 /** A Compose file next to `web/`, written as a user would: a relative working_dir, the fixture's health path. */
-function composeFile(name: string, environment: Record<string, string>): string {
+function composeFile(name: string, environment: Record<string, string>, healthTimeout = '10s'): string {
   const file = path.join(tmp, 'project', name);
   const env = Object.entries(environment).map(([k, v]) => `      ${k}: "${v}"\n`).join('');
   writeFileSync(
     file,
     'services:\n  web:\n    command: ["node", "app.mjs"]\n    working_dir: web\n' +
       `    environment:\n${env}` +
-      '    x-denv:\n      health:\n        path: /healthz\n        timeout: 10s\n',
+      `    x-denv:\n      health:\n        path: /healthz\n        timeout: ${healthTimeout}\n`,
   );
   return file;
 }
@@ -157,21 +157,30 @@ describe('denv client commands', () => {
   });
 
   it('deploy without --watch says how to follow; deployment watch follows it to the end and exits 0, --json prints only the final deployment', async () => {
-    const file = composeFile('slow.yaml', { VERSION: 'v3', STARTUP_DELAY_MS: '2000' });
+    // The app listens only once `go` exists: prepare stays running until the watcher has shown it.
+    const go = path.join(tmp, 'project', 'go-v3');
+    const file = composeFile('slow.yaml', { VERSION: 'v3', START_WHEN_FILE: go }, '120s');
     const run = await cli('deploy', '-f', file, '--project', 'hello');
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const { dep } = started(run.stdout);
     expect(run.stdout).toContain(`follow it:  denv deployment watch ${dep}\n`);
 
-    const [text, json] = await Promise.all([cli('deployment', 'watch', dep), cli('deployment', 'watch', dep, '--json')]);
-    expect(text.stderr).toBe('');
+    const watcher = spawnDenv(['--url', url, '--token', token, 'deployment', 'watch', dep]);
+    let watcherErr = '';
+    watcher.proc.stderr!.on('data', (d: Buffer) => (watcherErr += d.toString()));
+    const watcherExit = new Promise<number | null>((resolve) => watcher.proc.once('close', resolve));
+    const json = cli('deployment', 'watch', dep, '--json');
+    await watcher.waitForOutput(/^  … prepare$/m, 60_000); // held back one second, then shown while prepare runs
+    writeFileSync(go, '');
+    const [code, jsonRun] = await Promise.all([watcherExit, json]);
+    expect(watcherErr).toBe('');
+    const text = { code, stdout: watcher.output() }; // stderr is empty: the output is stdout
     expect(text.code, text.stdout).toBe(0);
     expect(text.stdout.split('\n')[0]).toBe(`deploy ${dep} on ${envId}`);
-    expect(text.stdout).toMatch(/^  … prepare$/m); // held back one second, then shown while the app is slow to listen
     expect(text.stdout).toMatch(/^  ✓ prepare /m);
     expect(lastLine(text.stdout)).toMatch(/^succeeded in \d/);
-    expect(json).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(json.stdout)).toEqual(await get(`/v1/deployments/${dep}`));
+    expect(jsonRun).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(jsonRun.stdout)).toEqual(await get(`/v1/deployments/${dep}`));
     endpoint = (await get<Env>(`/v1/envs/${envId}`)).endpoints[0]!.url; // each version gets its own port
     expect(await (await fetch(endpoint)).text()).toMatch(/^v3 \d+$/);
   });

@@ -2,20 +2,25 @@
  * The deploy kind end to end: real control plane (PGlite and the PostgreSQL server), a real agent
  * process over a real WebSocket, real service processes answering HTTP.
  */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../src/contracts/domain.js';
+import { waitFor } from './helpers/api.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { STORES } from './helpers/stores.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 
-export function appCompose(o: { version: string; mode?: string; warm?: string[]; volume?: boolean }) {
+export function appCompose(o: { version: string; mode?: string; warm?: string[]; volume?: boolean; restart?: string }) {
   return {
     services: {
       web: {
         command: ['node', APP],
         environment: { VERSION: o.version, MODE: o.mode ?? 'ok' },
+        ...(o.restart ? { restart: o.restart } : {}),
         'x-denv': { health: { path: '/healthz', timeout: '3s' } },
         ...(o.volume ? { volumes: ['data:/data'] } : {}),
       },
@@ -41,10 +46,25 @@ async function get(url: string): Promise<string> {
   return res.text();
 }
 
+/** SIGKILL every process of `version` of `env` the agent recorded (its state.json). */
+function killVersion(agentDir: string, env: string, version: string): void {
+  const state = JSON.parse(readFileSync(join(agentDir, 'envs', env, 'state.json'), 'utf8')) as { services: { version: string; pid: number | null }[] };
+  const pids = state.services.filter((s) => s.version === version && s.pid).map((s) => s.pid!);
+  expect(pids.length).toBeGreaterThan(0);
+  for (const pid of pids) process.kill(pid, 'SIGKILL');
+}
+
+/** A server on 127.0.0.1:`port` answering `text` to every request. */
+function listen(port: number, text: string): Promise<Server> {
+  const server = createServer((_req, res) => res.end(text));
+  return new Promise((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve(server)));
+}
+
 describe.each(STORES)('deploy on %s', (store) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ store });
+    expect((await h.api.post('/v1/projects', { name: 'app' })).status).toBe(201);
   });
   afterAll(async () => {
     await h?.close();
@@ -57,7 +77,6 @@ describe.each(STORES)('deploy on %s', (store) => {
   }
 
   it('succeeds through the eleven phases with seed 000 evidence, and the app answers HTTP', async () => {
-    expect((await h.api.post('/v1/projects', { name: 'app' })).status).toBe(201);
     const dep = await deploy('production', appCompose({ version: 'v1', volume: true }));
     expect(dep.status, dep.error ?? '').toBe('succeeded');
     expect(dep.phases.map((p) => p.name)).toEqual(['resolve', 'place', 'provision', 'join', 'prepare', 'start', 'health', 'warm', 'snapshot', 'ingress', 'verdict']);
@@ -108,6 +127,34 @@ describe.each(STORES)('deploy on %s', (store) => {
     expect(env).toMatchObject({ status: 'running', current_version: v1 });
     expect(env.last_error).toBe(broken.error);
     expect(await get(env.endpoints[0].url)).toMatch(/^good \d+$/);
+  });
+
+  it('a revert brings the previous version back when it died meanwhile: restarted (its port taken, on another), current again, and the env points at it', async () => {
+    const env = `rb-dead`;
+    const first = await deploy(env, appCompose({ version: 'good', restart: 'no' }));
+    expect(first.status, first.error ?? '').toBe('succeeded');
+    const v1 = first.phases[0]!.evidence!.version as string;
+    const oldUrl = (await h.api.get(`/v1/envs/${first.env}`)).body.endpoints[0].url as string;
+    const [, oldPid] = (await get(oldUrl)).split(' ');
+    // v1 dies (restart: no keeps it dead), and something else takes its port.
+    killVersion(h.agentDir, first.env, v1);
+    await waitFor(async () => !(await fetch(oldUrl).then(() => true, () => false)), 10_000, 'v1 to stop answering');
+    const squatter = await listen(Number(new URL(oldUrl).port), 'squatter');
+    try {
+      const broken = await deploy(env, appCompose({ version: 'bad', mode: 'unhealthy' }));
+      expect(broken.status, broken.error ?? '').toBe('rolled_back');
+      expect(broken.phases.at(-1)).toMatchObject({ name: 'verdict', status: 'ok', evidence: { reverted_to: v1 } });
+      const after = (await h.api.get(`/v1/envs/${first.env}`)).body;
+      expect(after).toMatchObject({ status: 'running', current_version: v1 });
+      // Only a real revert serves again: env.rollback restarted v1, and the env's endpoints are the new ones.
+      expect(after.endpoints).toHaveLength(1);
+      expect(after.endpoints[0].url).not.toBe(oldUrl);
+      const answer = await get(after.endpoints[0].url);
+      expect(answer).toMatch(/^good \d+$/);
+      expect(answer).not.toBe(`good ${oldPid}`);
+    } finally {
+      await new Promise((r) => squatter.close(r));
+    }
   });
 
   it('a broken first version leaves the env failed', async () => {

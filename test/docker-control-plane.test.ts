@@ -177,6 +177,51 @@ describe('signed deploys through the control plane', () => {
     expect(bound.status, bound.error ?? '').toBe('succeeded');
   });
 
+  it('the Compose file must say what the envelope signs: another repository, another pinned digest or an environment value the envelope does not bind is refused at admit, naming the setting but never a value; the env is untouched', async () => {
+    const envId = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: { name: string }) => e.name === 'production').id;
+    const before = await envNow(envId);
+    const web = compose(images.v1).services.web;
+    const withWeb = (extra: Record<string, unknown>) => ({ ...compose(images.v1), services: { web: { ...web, ...extra } } });
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ['another repository', withWeb({ image: `${images.v1.repository}-elsewhere` }), /^start: web: admit: the Compose image's repository "[^"]+-elsewhere" is not the signed repository "[^"]+"$/],
+      ['another pinned digest', withWeb({ image: images.v2.ref }), new RegExp(`^start: web: admit: the Compose image pins ${images.v2.digest}, the envelope signs ${images.v1.digest}$`)],
+      ['a value the envelope signs differently', withWeb({ environment: { GREETING: 'not-what-was-signed' } }), /^start: web: admit: environment GREETING in the Compose file is not bound by the envelope with the same value$/],
+      ['a variable the envelope does not sign', withWeb({ environment: { GREETING: SECRET, EXTRA: 'unsigned-extra' } }), /^start: web: admit: environment EXTRA in the Compose file is not bound by the envelope with the same value$/],
+    ];
+    for (const [what, body, error] of cases) {
+      const dep = await deploy({ compose: body, envelope: envelope(images.v1) });
+      expect(dep.status, what).toBe('failed');
+      expect(dep.error, what).toMatch(error);
+      expect(dep.error, what).not.toMatch(/not-what-was-signed|unsigned-extra/);
+      expect(JSON.stringify(dep), what).not.toContain(SECRET);
+      expect(phase(dep, 'verdict').evidence, what).toMatchObject({ changed: false, refused: { web: 'admit' } });
+    }
+    const after = await envNow(envId);
+    expect(after.env).toMatchObject({ status: 'running', current_version: before.env.current_version, endpoints: before.env.endpoints });
+    expect(after.container).toBe(before.container);
+    expect(await text(after.env.endpoints[0].url)).toBe('v2');
+    // Saying exactly what was signed (the digest pinned, the signed value) is deployed.
+    const agreeing = await deploy({ compose: withWeb({ image: images.v1.ref, environment: { GREETING: SECRET } }), envelope: envelope(images.v1) });
+    expect(agreeing.status, agreeing.error ?? '').toBe('succeeded');
+    expect(await text(`${(await envNow(envId)).env.endpoints[0].url}/cgi-bin/greeting`)).toBe(SECRET);
+    const back = await deploy({ compose: compose(images.v2), envelope: envelope(images.v2) });
+    expect(back.status, back.error ?? '').toBe('succeeded');
+  });
+
+  it('an unsigned image relayed by the control plane (its project does not require signatures) is refused by the agent at admit: nothing is pulled or started', async () => {
+    expect((await h.api.post('/v1/projects', { name: 'unsigned' })).status).toBe(201);
+    const res = await h.api.post('/v1/projects/unsigned/deploy', { env: 'production', compose: compose(images.v2) });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id, 90_000);
+    expect(dep.status).toBe('failed');
+    expect(dep.error).toBe('start: web: admit: no envelope: this host requires a signed envelope for image services (require_signature)');
+    const pipeline = (phase(dep, 'prepare').evidence as { pipelines: { web: { state: string; stages: { name: string; status: string }[] } } }).pipelines.web;
+    expect(pipeline.state).toBe('failure');
+    expect(pipeline.stages.filter((s) => s.status !== 'skipped').map((s) => [s.name, s.status])).toEqual([['admit', 'failed']]);
+    expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.slot=${dep.env}/web`], { encoding: 'utf8' }).trim()).toBe('');
+    expect((await h.api.get(`/v1/envs/${dep.env}`)).body).toMatchObject({ status: 'failed', current_version: null });
+  });
+
   it('an image failing health is rolled back on the host (failure_rolled_back) and the deployment rolls back', async () => {
     const dep = await deploy({ compose: compose(images.unhealthy), envelope: envelope(images.unhealthy) });
     expect(dep.status).toBe('rolled_back');
@@ -218,5 +263,25 @@ describe('signed deploys through the control plane', () => {
     const done = await h.api.finished(destroy.body.deployment.id, 60_000);
     expect(done.status, done.error ?? '').toBe('succeeded');
     expect(slotContainers()).toBe('');
+  });
+
+  it('one envelope deployed to 20 envs at once (no slot lock orders them) runs in exactly one; the 19 others are refused as replays, changing nothing', async () => {
+    const signed = envelope(images.v1);
+    const started = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const res = await h.api.post('/v1/projects/signed/deploy', { env: `race-${i}`, compose: compose(images.v1), envelope: signed });
+        expect(res.status, JSON.stringify(res.body)).toBe(202);
+        return res.body.deployment.id as string;
+      }),
+    );
+    const done = await Promise.all(started.map((id) => h.api.finished(id, 120_000)));
+    const won = done.filter((d) => d.status === 'succeeded');
+    expect(won, done.map((d) => `${d.status}: ${d.error}`).join('\n')).toHaveLength(1);
+    for (const d of done.filter((x) => x !== won[0])) {
+      expect(d.status).toBe('failed');
+      expect(d.error).toMatch(/^start: web: (admit|verify): replayed: nonce "/);
+      expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.slot=${d.env}/web`], { encoding: 'utf8' }).trim()).toBe('');
+    }
+    expect(await text((await h.api.get(`/v1/envs/${won[0]!.env}`)).body.endpoints[0].url)).toBe('v1');
   });
 });

@@ -182,7 +182,8 @@ describe('signed deploys on a real engine and registry', () => {
 
   it('rolls back to the previous image and env when health fails; the previous container keeps serving', async () => {
     const port = JSON.parse(readFileSync(recordFile(), 'utf8')).current.port;
-    const res = await deploy(envelopeOf(payload(images.unhealthy, { health: { path: '/healthz', timeout: '2s' } }), trusted));
+    // The failing deploy brings its own env too, so the rollback must restore both.
+    const res = await deploy(envelopeOf(payload(images.unhealthy, { health: { path: '/healthz', timeout: '2s' }, env: { GREETING: 'the-failed-deploys-greeting' } }), trusted));
     expect(res.status).toBe(422);
     expect(res.body.state).toBe('failure_rolled_back');
     expect(stage(res.body, 'health')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/GET \/healthz did not answer 2xx/) });
@@ -191,7 +192,11 @@ describe('signed deploys on a real engine and registry', () => {
     expect(res.body.endpoint).toBe(`http://127.0.0.1:${port}`);
     expect(await text(res.body.endpoint)).toBe('v1');
     expect(await text(`${res.body.endpoint}/cgi-bin/greeting`)).toBe(SECRET);
-    expect(JSON.parse(readFileSync(recordFile(), 'utf8')).current.digest).toBe(images.v1.digest);
+    expect(JSON.parse(readFileSync(recordFile(), 'utf8')).current).toMatchObject({ digest: images.v1.digest, env_keys: 1 });
+    const envFiles = readdirSync(agent.envDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    const contents = envFiles.map((f) => readFileSync(join(f.parentPath, f.name), 'utf8'));
+    expect(contents).toContain(`GREETING="${SECRET}"\n`);
+    expect(contents.filter((c) => c.includes('the-failed-deploys-greeting'))).toEqual([]);
   });
 
   it('runs ten concurrent envelopes for one digest and env as one recreate and nine no_op', async () => {

@@ -177,7 +177,10 @@ describe.each(['btrfs', 'copy'] as const)('env data on the %s driver', (driver) 
       const snap = await run(`/v1/envs/${deploy.env}/snapshot`);
       const evidence = snap.phases[0]!.evidence!;
       expect(evidence.consistent).toBe(true);
-      expect(evidence.frozen_for).toBeGreaterThanOrEqual(0);
+      // The writer was paused for the copy: a window longer than nothing, within the phase's own time.
+      const phase = snap.phases[0]!;
+      expect(evidence.frozen_for).toBeGreaterThan(0);
+      expect(evidence.frozen_for).toBeLessThanOrEqual(Date.parse(phase.finished_at!) - Date.parse(phase.started_at!));
       const dir = join(datasets, deploy.env, 'snapshots', evidence.snapshot as string, 'data');
       const seq = readdirSync(join(dir, 'seq')).map(Number).sort((a, b) => a - b);
       const max = seq.at(-1)!;

@@ -49,8 +49,12 @@ describe('lifecycle work on the host', () => {
     const plans = (await h.api.get(`/v1/envs/${id}/plans`)).body.items;
     expect(plans[0]).toMatchObject({ status: 'ready', planner: 'host', summary: expect.stringContaining('web: process `node') });
     expect(plans[0].artifact).toContain('services:');
+    // The dispatcher has run since, and passed it over: a deploy made after this one (auto
+    // approved) was claimed and finished — a claim that would have taken this older one too.
+    const later = await h.api.post('/v1/projects/app/deploy', { env: 'after-gated', compose: compose() });
+    expect((await h.api.finished(later.body.deployment.id)).status).toBe('succeeded');
+    expect(commandLog().filter((c) => c.env === later.body.env.id).map((c) => c.kind)).toContain('env.create');
     // nothing has reached the host, and the deployment waits
-    await new Promise((r) => setTimeout(r, 1500)); // give a wrongly eager dispatcher time to act
     expect(commandLog().filter((c) => c.env === id)).toEqual([]);
     expect((await h.api.get(`/v1/deployments/${res.body.deployment.id}`)).body.status).toBe('pending');
 

@@ -55,13 +55,18 @@ describe('env lifecycle: every (status, action) pair', () => {
     await statusIs(id, 'running');
     return id;
   };
+  const GUIDANCE = 'keep it on one host';
   const act = (id: string, action: UserAction) =>
-    action === 'delete_record' ? h.api.req('DELETE', `/v1/envs/${id}/record`) : h.api.post(`/v1/envs/${id}/${action}`, {});
+    action === 'delete_record'
+      ? h.api.req('DELETE', `/v1/envs/${id}/record`)
+      : h.api.post(`/v1/envs/${id}/${action}`, action === 'replan' ? { guidance: GUIDANCE } : {});
 
   /** A fresh env in `status`. Transient statuses are caught while the slow app starts (~2.5 s). */
   const REACH: Record<EnvStatus, () => Promise<string>> = {
     planning: async () => {
-      const id = await deploy('auto', `hold-${++n}`);
+      const name = `hold-${++n}`;
+      const id = await deploy('auto', name);
+      await planner.holding(name); // the planner is at work on it
       expect((await env(id)).status).toBe('planning');
       return id;
     },
@@ -152,12 +157,14 @@ describe('env lifecycle: every (status, action) pair', () => {
           expect((await h.api.get(`/v1/envs/${id}`)).status).toBe(404);
         } else if (outcome === 'planned') {
           expect(res.body.env.status).toBe('planning');
-          if (status === 'planning') return; // held by the test planner; replanning keeps it planning
           // the planner planned it again: a plan_ready after the replan_requested
           await waitFor(async () => {
             const types = (await h.api.get(`/v1/events?subject=env:${id}&limit=1000`)).body.items.map((e: { type: string }) => e.type);
             return types.lastIndexOf('plan_ready') > types.lastIndexOf('replan_requested');
           }, 30_000, `${id} planned again`);
+          // The newest plan is the replan's, made with its guidance (approved by policy unless the project requires approval).
+          const [plan] = (await h.api.get(`/v1/envs/${id}/plans`)).body.items;
+          expect(plan).toMatchObject({ guidance: GUIDANCE, instructions: expect.stringContaining(GUIDANCE), status: status === 'awaiting_approval' ? 'ready' : 'approved' });
         } else {
           await statusIs(id, outcome);
         }

@@ -101,7 +101,7 @@ describe('agent killed', () => {
     await h?.close();
   });
 
-  it('leaves the app serving, and the restarted agent adopts it', async () => {
+  it('leaves the app serving; the restarted agent adopts it (same process) and later retires it for v2', async () => {
     h = await startHarness();
     await h.api.post('/v1/projects', { name: 'keep' });
     const first = await h.api.finished((await h.api.post('/v1/projects/keep/deploy', { compose: compose('v1') })).body.deployment.id);
@@ -114,7 +114,11 @@ describe('agent killed', () => {
     expect(await (await fetch(env.endpoints[0].url)).text()).toBe(`v1 ${pid}`);
 
     h.agent = startAgentProcess({ control: h.cp.url, dataDir: h.agentDir, ports: h.ports });
-    // Re-delivering the same version must adopt, not start a second process.
+    // The restarted agent adopts the running process (it says so), starts no second one, and it keeps serving.
+    await h.agent.waitForOutput(new RegExp(`adopted ${first.env}/\\S+/web \\(pid ${pid}\\)`), 30_000);
+    expect(agentServicePids(h.agentDir)).toEqual([pid]);
+    expect(await (await fetch(env.endpoints[0].url)).text()).toBe(`v1 ${pid}`);
+    // Deploying v2 retires the adopted v1, which only an agent that knew it could do.
     const again = await h.api.finished((await h.api.post('/v1/projects/keep/deploy', { compose: compose('v2') })).body.deployment.id, 60_000);
     expect(again.status, again.error ?? '').toBe('succeeded');
     const env2 = (await h.api.get(`/v1/envs/${first.env}`)).body;

@@ -1,11 +1,15 @@
 /** The store on both backends: migrations apply once, the data dir is locked against a second
- *  process, and a reopened store keeps its data and admin token. */
-import { readFileSync, statSync } from 'node:fs';
+ *  process, and a reopened store keeps its data and admin token; transactions and PostgreSQL errors
+ *  behave alike on both; the embedded one (PGlite in a worker thread) keeps its one connection's
+ *  order and serves the API's statements first. */
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startControlPlane } from '../src/control-plane/control-plane.js';
 import { MIGRATIONS, migrate } from '../src/control-plane/store/migrations.js';
 import { openStore } from '../src/control-plane/store/open-store.js';
+import { openPGlite } from '../src/control-plane/store/pglite-db.js';
+import type { Db } from '../src/control-plane/store/db.js';
 import { Api } from './helpers/api.js';
 import { spawnDenv } from './helpers/processes.js';
 import { freshDataDir, storeOptions, STORES } from './helpers/stores.js';
@@ -40,6 +44,135 @@ describe.each(STORES)('store on %s', (store) => {
     } finally {
       await cp2.close();
     }
+  });
+});
+
+describe.each(STORES)('transactions and errors on %s', (store) => {
+  const withStore = async (fn: (db: Db) => Promise<void>) => {
+    const s = await openStore(await storeOptions(store, freshDataDir()));
+    try {
+      await fn(s.db);
+    } finally {
+      await s.close();
+    }
+  };
+  const teams = async (db: Db) => (await db.query<{ id: string }>("select id from teams where id like 'tx-%' order by id")).map((r) => r.id);
+
+  it('commits when the function resolves, rolls back when it throws (a nested tx with the outer one)', async () => {
+    await withStore(async (db) => {
+      expect(await db.tx(async (tx) => {
+        await tx.query("insert into teams (id, name) values ('tx-a', 'tx-a')");
+        return 'out';
+      })).toBe('out');
+      await expect(db.tx(async (tx) => {
+        await tx.query("insert into teams (id, name) values ('tx-b', 'tx-b')");
+        await tx.tx(async (inner) => inner.query("insert into teams (id, name) values ('tx-c', 'tx-c')"));
+        throw new Error('boom');
+      })).rejects.toThrow('boom');
+      expect(await teams(db)).toEqual(['tx-a']);
+    });
+  });
+
+  it('keeps the SQLSTATE and its fields on errors, in and out of transactions', async () => {
+    await withStore(async (db) => {
+      await db.query("insert into teams (id, name) values ('tx-a', 'tx-a')");
+      const dup = await db.query("insert into teams (id, name) values ('tx-a', 'tx-a')").catch((e: unknown) => e);
+      expect(dup).toBeInstanceOf(Error);
+      expect(dup).toMatchObject({ code: '23505', constraint: 'teams_pkey', message: expect.stringMatching(/duplicate key/) });
+      const inTx = await db.tx((tx) => tx.query('select * from no_such_table')).catch((e: unknown) => e);
+      expect(inTx).toMatchObject({ code: '42P01' });
+      // The failed transaction was rolled back: the connection takes statements again.
+      expect(await teams(db)).toEqual(['tx-a']);
+      await expect(db.exec('selec 1')).rejects.toMatchObject({ code: '42601' });
+    });
+  });
+
+  it('returns PostgreSQL types as before: timestamptz as Date, int8 as number, jsonb as objects, null as null', async () => {
+    await withStore(async (db) => {
+      const [row] = await db.query<Record<string, unknown>>(
+        "insert into events (subject, type, data) values ($1, 't', $2) returning id, at, data, team",
+        ['s', JSON.stringify({ a: [1, 'x'] })],
+      );
+      expect(row).toMatchObject({ id: expect.any(Number), data: { a: [1, 'x'] }, team: null });
+      expect(row!.at).toBeInstanceOf(Date);
+    });
+  });
+});
+
+describe('embedded store in a worker thread', () => {
+  const open = async () => {
+    const dataDir = freshDataDir();
+    await storeOptions('pglite', dataDir);
+    return openPGlite(join(dataDir, 'pgdata'));
+  };
+
+  it('runs what arrives during a transaction after it, in order, as one connection does', async () => {
+    const db = await open();
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const order: string[] = [];
+      const tx = db.tx(async (t) => {
+        await t.query("insert into teams (id, name) values ('tx-held', 'tx-held')");
+        await held;
+        order.push('commit');
+      });
+      await new Promise((r) => setTimeout(r, 20)); // the transaction is open
+      const during = db.query<{ n: number }>("select count(*)::int as n from teams where id = 'tx-held'").then((rows) => {
+        order.push('read');
+        return rows[0]!.n;
+      });
+      const second = db.tx(async (t) => t.query("insert into teams (id, name) values ('tx-next', 'tx-next')")).then(() => order.push('second tx'));
+      await new Promise((r) => setTimeout(r, 50));
+      expect(order).toEqual([]); // nothing ran while the transaction was open
+      release();
+      await Promise.all([tx, second]);
+      expect(await during).toBe(1); // it saw the committed row
+      expect(order).toEqual(['commit', 'read', 'second tx']);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('serves the statements of a servedFirst() handle before background ones already waiting', async () => {
+    const db = await open();
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const tx = db.tx(async () => held);
+      await new Promise((r) => setTimeout(r, 20));
+      const order: string[] = [];
+      const background = Array.from({ length: 10 }, (_, i) => db.query('select $1::int as i', [i]).then(() => order.push(`bg${i}`)));
+      const api = db.servedFirst().query('select 1').then(() => order.push('api'));
+      release();
+      await Promise.all([tx, api, ...background]);
+      expect(order[0]).toBe('api');
+      expect(order.slice(1)).toEqual(Array.from({ length: 10 }, (_, i) => `bg${i}`));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('creates and migrates a missing database in a separate process, leaving no half-made dir; a closed store refuses statements', async () => {
+    const dir = join(freshDataDir(), 'pgdata');
+    const db = await openPGlite(dir);
+    try {
+      const rows = await db.query<{ id: number }>('select id from schema_migrations order by id');
+      expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+      expect(existsSync(join(dir, 'PG_VERSION'))).toBe(true);
+      expect(existsSync(`${dir}.init`)).toBe(false);
+    } finally {
+      await db.close();
+    }
+    await expect(db.query('select 1')).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE', message: 'the embedded database is closed' });
+  });
+
+  it('refuses a dir that holds files but no database rather than initialising over them', async () => {
+    const dir = join(freshDataDir(), 'pgdata');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'notes.txt'), 'mine');
+    await expect(openPGlite(dir)).rejects.toThrow(/holds files but no database/);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('mine');
   });
 });
 

@@ -96,7 +96,7 @@ describe('web UI', () => {
 
     // Readable on a phone: nothing wider than the screen (wide tables scroll inside their box).
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.waitForTimeout(200);
+    await page.waitForFunction(() => window.innerWidth === 390 && document.documentElement.clientWidth <= 390);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot('env-narrow');
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -108,9 +108,14 @@ describe('web UI', () => {
     await page.goto(`${h.cp.url}/deployments/${res.body.deployment.id}`);
     await page.waitForSelector('[data-testid="deployment-status"][data-status="rolled_back"]', { timeout: 60_000 });
     const failed = await page.$$eval('[data-testid^="phase-"][data-status="failed"]', (els) => els.map((e) => e.getAttribute('data-testid')!.slice(6)));
-    expect(failed).toHaveLength(1);
-    expect(await page.textContent(`[data-testid="phase-error-${failed[0]}"]`)).toMatch(/exited with code 1|start/);
-    expect(await page.textContent('[data-testid="deployment-error"]')).toContain(`${failed[0]}:`);
+    // The app exits at once: `start` fails, and the page shows that phase's own error.
+    expect(failed).toEqual(['start']);
+    const dep = (await h.api.get(`/v1/deployments/${res.body.deployment.id}`)).body as { error: string; phases: { name: string; evidence: { error?: string } | null }[] };
+    const startError = dep.phases.find((p) => p.name === 'start')!.evidence!.error!;
+    expect(startError).toMatch(/exited with code 1/);
+    expect((await page.textContent('[data-testid="phase-error-start"]'))!.trim()).toBe(startError);
+    expect(await page.textContent('[data-testid="deployment-error"]')).toContain(dep.error);
+    expect(dep.error).toBe(`start: ${startError}`);
     expect(await page.textContent('[data-testid="deployment-verdict"]')).toMatch(/Rolled back to version ver_/);
     await shot('deployment-rolled-back');
     // The env keeps serving the first version.
@@ -125,13 +130,21 @@ describe('web UI', () => {
     await page.waitForSelector('[data-testid="confirm-dialog"][open]');
     expect(await page.textContent('[data-testid="confirm-dialog"]')).toContain('data are kept');
     await shot('env-confirm-stop');
-    // Cancelling sends nothing.
+    // Cancelling sends nothing: the one stop request the page makes is the confirmed one (counted below).
+    const actions: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => {
+      if (r.method() === 'POST' && r.url().includes(`/v1/envs/${envId}/`)) actions.push(new URL(r.url()).pathname);
+    };
+    page.on('request', onRequest);
     await page.click('[data-testid="dialog-cancel"]');
-    await page.waitForTimeout(300);
+    await page.waitForSelector('[data-testid="confirm-dialog"][open]', { state: 'detached' });
     expect((await h.api.get(`/v1/envs/${envId}`)).body.status).toBe('running');
     await page.click('[data-testid="action-stop"]');
     await page.click('[data-testid="dialog-confirm"]');
     await page.waitForSelector('[data-testid="env-status"][data-status="stopped"]', { timeout: 30_000 });
+    page.off('request', onRequest);
+    expect(actions).toEqual([`/v1/envs/${envId}/stop`]);
+    expect((await h.api.get(`/v1/events?subject=env:${envId}&limit=1000`)).body.items.filter((e: { type: string }) => e.type === 'stop_requested')).toHaveLength(1);
     expect(await page.textContent('[data-testid="action-outcome"]')).toContain('stop');
     expect(await status('env-status')).toBe('stopped');
     await page.waitForSelector('[data-testid="action-start"]');

@@ -1,8 +1,9 @@
 /**
  * `denv agent`: the host half of denv. Wires the parts together and owns their lifetime:
  *
- *   data dir → command store (prune results > 24 h) → process runtime (adopt live services)
- *   → link to the control plane → dispatcher running commands against the context.
+ *   data dir → command store (prune records > 24 h) → process runtime (adopt live services)
+ *   → commands a restart cut short (interrupted.ts) → link to the control plane → dispatcher
+ *   running commands against the context, with the results not yet acknowledged in its outbox.
  *
  * `close()` ends the link and the agent's timers but never stops services: they keep running
  * and the next agent on the same data dir adopts them.
@@ -17,6 +18,7 @@ import { openPipelineHost } from './pipeline/pipeline-host.js';
 import { startStandaloneServer, type StandaloneServer } from './standalone/standalone-server.js';
 import { CommandStore } from './commands/command-store.js';
 import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
+import { recoverInterrupted } from './commands/interrupted.js';
 import type { AgentContext } from './context.js';
 import { openDatasetDriver } from './datasets/open-driver.js';
 import { hostFacts } from './facts.js';
@@ -31,6 +33,8 @@ import { ExitReasons } from './telemetry/exit-reasons.js';
 
 /** How often services are probed for live status unless the control plane says otherwise. */
 const DEFAULT_LIVE_STATUS_MS = 10_000;
+/** A result sent this long ago and still not acknowledged is sent again (checked every heartbeat). */
+const RETRANSMIT_AFTER_MS = 5000;
 import { ProcessRuntime } from './runtimes/process/process-runtime.js';
 
 export interface AgentOptions {
@@ -110,6 +114,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
     runtime = await ProcessRuntime.open({ dataDir, log, exitReasons, ...(config.logMaxBytes ? { logMaxBytes: config.logMaxBytes } : {}) });
     if (closed) return;
+    recoverInterrupted(await store.interrupted(), runtime, log);
+    const unacked = await store.unacked();
+    if (unacked.length > 0) log(`${unacked.length} command result(s) not acknowledged yet; sending them again once connected`);
     const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
     await mkdir(workloads, { recursive: true, mode: 0o711 });
     await chmod(workloads, 0o711); // traversable by services' users, not listable
@@ -172,8 +179,12 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       onCommand: (msg) => {
         dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
       },
+      onAck: (id) => {
+        dispatcher?.acknowledged(id).catch((err: unknown) => log(`command ${id}: cannot record its acknowledgement: ${messageOf(err)}`));
+      },
+      onHeartbeat: () => dispatcher?.retransmit(RETRANSMIT_AFTER_MS),
     });
-    dispatcher = createDispatcher(ctx, store, (msg) => activeLink.send(msg));
+    dispatcher = createDispatcher(ctx, store, (msg) => activeLink.send(msg), unacked);
     reporter = new LiveStatusReporter(ctx, (status) => activeLink.send({ type: 'live_status', ...status, workloads: status.workloads.map((w) => ({ ...w })) }), DEFAULT_LIVE_STATUS_MS);
     sendToControl = (msg) => activeLink.send(msg);
     link = activeLink;

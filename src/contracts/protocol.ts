@@ -1,14 +1,17 @@
 /**
  * The agent protocol over `/agent/ws` (DESIGN §6). JSON text frames, one message each.
  *
- *   agent → control plane: hello, heartbeat, result
- *   control plane → agent: welcome, refused, command
+ *   agent → control plane: hello, heartbeat, result, live_status, logs, metrics, incident
+ *   control plane → agent: welcome, refused, command, ack
  *
  * Commands are persisted by the control plane and delivered at least once; the agent answers each
  * by `id` and applies a command id at most once (a duplicate gets the stored answer, or joins the
- * run still in flight). A `result` with `ok: false` is an *error* (the agent could not do the
- * work); work that ran and failed (a service failing health) is `ok: true` with an outcome that
- * says so (STYLE "failed vs error").
+ * run still in flight). Results are delivered at least once too: the agent keeps each one until an
+ * `ack` says the control plane stored it, and sends unacknowledged ones again after every welcome
+ * and every few heartbeats; the control plane stores a result once and acknowledges every copy.
+ * A `result` with `ok: false` is an *error* (the agent could not do the work); work that ran and
+ * failed (a service failing health) is `ok: true` with an outcome that says so (STYLE "failed vs
+ * error").
  */
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
@@ -95,12 +98,15 @@ export interface LiveStatus {
 export type ControlMessage =
   | { type: 'welcome'; host_id: string; credential?: string; heartbeat_ms: number; live_status_ms?: number; metrics_ms?: number; incident_threshold?: number }
   | { type: 'refused'; code: string; message: string }
-  | { type: 'command'; id: string; kind: CommandKind; payload: unknown };
+  | { type: 'command'; id: string; kind: CommandKind; payload: unknown }
+  /** The result of command `id` is stored (or no longer wanted): the agent may forget it. */
+  | { type: 'ack'; id: string };
 
 export const controlMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number(), live_status_ms: z.number().optional(), metrics_ms: z.number().optional(), incident_threshold: z.number().optional() }),
   z.object({ type: z.literal('refused'), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
+  z.object({ type: z.literal('ack'), id: z.string() }),
 ]);
 
 /** Every command the agent understands, with its payload and its result. */

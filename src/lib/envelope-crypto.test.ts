@@ -2,7 +2,7 @@
  * The signature scheme against OpenSSL itself: what `openssl dgst -sha256 -sign` (and so
  * `cosign sign-blob --key`) makes verifies here, and what we make verifies under openssl.
  */
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,5 +62,19 @@ describe('envelope signatures', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
     expect(() => loadTrustedKey(rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'rsa.pub')).toThrow(/got rsa/);
     expect(() => loadTrustedKey('garbage', 'x.pub')).toThrow(/not a PEM public key/);
+  });
+
+  it('names a key by the first 16 hex digits of its SPKI digest, and says which key file it refuses and why', () => {
+    const a = p256();
+    const trusted = loadTrustedKey(a.publicPem, 'a.pub');
+    const der = createPublicKey(a.publicPem).export({ type: 'spki', format: 'der' });
+    expect(trusted.fingerprint).toBe(`sha256:${createHash('sha256').update(der).digest('hex').slice(0, 16)}`);
+    // The private key names the same public half.
+    expect(loadTrustedKey(a.privatePem, 'a.pem').fingerprint).toBe(trusted.fingerprint);
+    expect(() => loadSigningKey('garbage')).toThrow(/^key: not a PEM private key \(/);
+    expect(() => loadSigningKey('garbage', 'ci.pem')).toThrow(/^ci\.pem: not a PEM private key \(/);
+    const ed = generateKeyPairSync('ed25519');
+    expect(() => loadSigningKey(ed.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, 'ed.pem')).toThrow('ed.pem: expected an ECDSA P-256 (prime256v1) key, got ed25519');
+    expect(() => loadTrustedKey(ed.publicKey.export({ type: 'spki', format: 'pem' }) as string, 'ed.pub')).toThrow('ed.pub: expected an ECDSA P-256 (prime256v1) key, got ed25519');
   });
 });

@@ -42,3 +42,18 @@ export async function subvolumes(dir: string): Promise<string[]> {
   const { stdout } = await runOrThrow(['btrfs', 'subvolume', 'list', dir]);
   return stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.replace(/^.* path /, ''));
 }
+
+/** `btrfs subvolume show`: its `Key: value` lines (UUID, Parent UUID, …). */
+export async function subvolumeShow(path: string): Promise<Record<string, string>> {
+  const { stdout } = await runOrThrow(['btrfs', 'subvolume', 'show', '--', path]);
+  const out: Record<string, string> = {};
+  for (const m of stdout.matchAll(/^\s+([^:\n]+):\s*(.*)$/gm)) out[m[1]!.trim()] = m[2]!.trim();
+  return out;
+}
+
+/** `btrfs filesystem du -s --raw`: bytes referenced, bytes only this tree holds, bytes shared with others. */
+export async function diskUsage(path: string): Promise<{ total: number; exclusive: number; shared: number }> {
+  const { stdout } = await runOrThrow(['btrfs', 'filesystem', 'du', '-s', '--raw', '--', path]);
+  const row = stdout.trim().split('\n').at(-1)!.trim().split(/\s+/);
+  return { total: Number(row[0]), exclusive: Number(row[1]), shared: Number(row[2]) };
+}

@@ -96,6 +96,9 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
     const { body } = await api.get('/v1/hosts');
     return (body.items as { id: string; status: string }[]).find((h) => h.status === 'connected')?.id;
   }, 30_000, 'the agent to connect');
+  // The API lists the host once it is welcomed; the agent stores its credential a moment later.
+  // Wait for that, so an agent killed and restarted at once (restartAgent) can come back.
+  await agent.waitForOutput(/welcomed as \S+ \(credential stored\)/, 30_000);
   const h: Harness = {
     cp, api, dataDir, agentDir, hostId, ports,
     get agent() {
@@ -107,7 +110,8 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
     async restartAgent() {
       await agent.kill('SIGKILL');
       agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig });
-      await agent.waitForOutput(/connected|welcome/i, 30_000).catch(() => {});
+      // Welcomed again under its own host id (with its stored credential); a failed reconnect fails the test.
+      await agent.waitForOutput(new RegExp(`welcomed as ${hostId}\\b`), 30_000);
     },
     async close() {
       await agent.kill('SIGTERM');

@@ -158,6 +158,26 @@ describe('cross-team matrix and masking', () => {
     expect(await snapshotOfA()).toEqual(before);
   });
 
+  it("for team B, A's env does not exist: every lifecycle action and data operation on it answers 404, whatever A's env allows now", async () => {
+    const envCalls = (await calls()).filter((c) => c.path.startsWith('/v1/envs/{env}'));
+    const posts = envCalls.filter((c) => c.method !== 'GET').map((c) => `${c.method} ${c.path}`);
+    // The list comes from /openapi.json; these must be among it (a renamed route fails here).
+    expect(posts).toEqual(expect.arrayContaining([
+      'POST /v1/envs/{env}/approve', 'POST /v1/envs/{env}/replan', 'POST /v1/envs/{env}/stop', 'POST /v1/envs/{env}/start',
+      'POST /v1/envs/{env}/teardown', 'POST /v1/envs/{env}/separate', 'DELETE /v1/envs/{env}/record', 'DELETE /v1/envs/{env}',
+      'POST /v1/envs/{env}/rollback',
+    ]));
+    const before = await snapshotOfA();
+    const wrong: string[] = [];
+    for (const c of envCalls) {
+      const res = await call(c.method, c.url, t.b.token, c.body);
+      // 409 would tell B that the env exists (and name its status); 400 that the route reached it.
+      if (res.status !== 404 || !res.text.includes('NOT_FOUND')) wrong.push(`${c.method} ${c.path} → ${res.status} ${res.text.slice(0, 160)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
   it("masks A's environment values in versions, plans and projects; reveal needs an admin-scoped token", async () => {
     const reads = [
       `/v1/envs/${a.env}`, `/v1/envs/${a.env}/versions`, `/v1/envs/${a.env}/plans`, `/v1/deployments/${a.deployment}`,

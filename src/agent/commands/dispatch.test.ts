@@ -92,15 +92,19 @@ describe('dispatcher', () => {
     expect(sent[1]).toMatchObject({ id: 'cmd_v', ok: false, error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^payload\.env: expected letters/) } });
   });
 
-  it('keeps answers that could not be sent and flushes them when the link is back', async () => {
+  it('keeps answers until they are acknowledged, and sends them again on every flush until then', async () => {
     const connected = { up: false };
     const { d, sent } = setup(connected);
     await d.dispatch({ id: 'cmd_x', kind: 'env.destroy', payload: { env: 'env_none' } });
     expect(sent).toEqual([]);
     connected.up = true;
     d.flush();
-    expect(sent).toEqual([{ type: 'result', id: 'cmd_x', ok: true, result: { removed: { processes: 0, datasets: 0, snapshots: 0, ports: 0 } } }]);
+    const answer = { type: 'result', id: 'cmd_x', ok: true, result: { removed: { processes: 0, datasets: 0, snapshots: 0, ports: 0 } } };
+    expect(sent).toEqual([answer]);
+    d.flush(); // sent, never acknowledged (the control plane may not have stored it): sent again
+    expect(sent).toEqual([answer, answer]);
+    await d.acknowledged('cmd_x');
     d.flush();
-    expect(sent).toHaveLength(1);
+    expect(sent).toHaveLength(2);
   });
 });

@@ -4,16 +4,20 @@
  *
  * Answers: one `result` per completed run, sent on whatever socket is up when it completes; a
  * re-delivered command that already finished is answered again from the store; a re-delivery
- * that joins a run in flight is not answered separately (the run's own answer covers it). An
- * answer that could not be sent (socket down) stays pending and is sent again by `flush()`, which
- * the link calls after each welcome.
+ * that joins a run in flight is not answered separately (the run's own answer covers it).
+ *
+ * Every answer stays in the *outbox* until the control plane acknowledges it (`acknowledged`,
+ * from an `ack` frame): `flush()`, called after each welcome, sends the whole outbox again, and
+ * `retransmit()`, called on heartbeats, sends again what has waited too long for its ack (the
+ * control plane read it but could not store it, say while its database restarted). The outbox
+ * starts with the unacknowledged results the command store kept across a restart.
  */
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentMessage, CommandKind } from '../../contracts/protocol.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import type { AgentContext } from '../context.js';
-import { outcomeOfError, type CommandOutcome, type CommandStore } from './command-store.js';
+import { outcomeOfError, type CommandOutcome, type CommandStore, type UnackedResult } from './command-store.js';
 import { HANDLERS, isCommandKind } from './index.js';
 import { PAYLOADS } from './payloads.js';
 
@@ -30,23 +34,30 @@ type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
 const READ_ONLY: ReadonlySet<string> = new Set<CommandKind>(['logs.request', 'status.refresh', 'env.snapshots']);
 
 export interface Dispatcher {
-  /** Handle one command; resolves once it is answered (or left pending for `flush`). */
+  /** Handle one command; resolves once it is answered (sent, or kept in the outbox for `flush`). */
   dispatch(msg: CommandMessage): Promise<void>;
-  /** Re-send answers that could not be sent earlier. */
+  /** After a welcome: send every answer not acknowledged yet, oldest first. */
   flush(): void;
+  /** Send again the answers sent more than `olderThanMs` ago and still not acknowledged. */
+  retransmit(olderThanMs: number): void;
+  /** The control plane stored the result of `id`: drop it from the outbox and mark its record. */
+  acknowledged(id: string): Promise<void>;
 }
 
 function resultMessage(id: string, outcome: CommandOutcome): ResultMessage {
   return outcome.ok ? { type: 'result', id, ok: true, result: outcome.result } : { type: 'result', id, ok: false, error: outcome.error };
 }
 
-export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage) => boolean): Dispatcher {
-  const pending = new Map<string, ResultMessage>();
-
+/** `unacked`: results finished before this process started and never acknowledged (CommandStore.unacked). */
+export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage) => boolean, unacked: readonly UnackedResult[] = []): Dispatcher {
+  /** Answers awaiting an ack, in insertion order; `sentAt` null: not sent yet. */
+  const outbox = new Map<string, { msg: ResultMessage; sentAt: number | null }>();
+  const transmit = (msg: ResultMessage) => outbox.set(msg.id, { msg, sentAt: send(msg) ? Date.now() : null });
   const answer = (msg: ResultMessage) => {
-    if (send(msg)) pending.delete(msg.id);
-    else pending.set(msg.id, msg);
+    outbox.delete(msg.id); // a newer answer to the same id goes to the back
+    transmit(msg);
   };
+  for (const r of unacked) outbox.set(r.id, { msg: resultMessage(r.id, r.outcome), sentAt: null });
 
   return {
     async dispatch({ id, kind, payload }) {
@@ -73,12 +84,17 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
         answer(resultMessage(id, outcome));
         return;
       }
-      const { outcome, source } = await store.run(id, kind, async () => {
-        ctx.log(`command ${id} ${kind} started`);
-        // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
-        const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
-        return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt);
-      });
+      const { outcome, source } = await store.run(
+        id,
+        kind,
+        async () => {
+          ctx.log(`command ${id} ${kind} started`);
+          // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
+          const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
+          return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt);
+        },
+        typeof env === 'string' ? env : null,
+      );
       await logCommand(ctx, { id, kind, env: typeof env === 'string' ? env : null, source });
       const took = Date.now() - receivedAt;
       const summary = outcome.ok ? describeResult(outcome.result) : `error ${outcome.error.code}: ${outcome.error.message}`;
@@ -86,20 +102,32 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
         ctx.log(`command ${id} ${kind} re-delivered while running; answered by the run itself`);
         return;
       }
-      ctx.log(source === 'stored' ? `command ${id} ${kind} already done; re-sending its result (${summary})` : `command ${id} ${kind} finished in ${took} ms: ${summary}`);
+      ctx.log(
+        source === 'stored'
+          ? `command ${id} ${kind} already done; re-sending its result (${summary})`
+          : `command ${id} ${kind} ${source === 'resumed' ? 'resumed after a restart cut it short, ' : ''}finished in ${took} ms: ${summary}`,
+      );
       answer(resultMessage(id, outcome));
     },
     flush() {
-      for (const msg of [...pending.values()]) answer(msg);
+      for (const { msg } of [...outbox.values()]) transmit(msg);
+    },
+    retransmit(olderThanMs) {
+      const before = Date.now() - olderThanMs;
+      for (const { msg, sentAt } of [...outbox.values()]) if (sentAt === null || sentAt < before) transmit(msg);
+    },
+    async acknowledged(id) {
+      outbox.delete(id);
+      await store.ack(id);
     },
   };
 }
 
 /**
  * The agent's own record of every command delivery, `<dataDir>/command-log.jsonl`: one line per
- * delivery, written when it is answered, with how it was handled (`ran` = applied now, `stored` =
- * answered from the record of an earlier run, `joined` = joined the run in flight, `refused` =
- * env separated). Tests read it to prove what the host received; operators to see what was done.
+ * delivery, written when it is answered, with how it was handled (`ran` = applied now, `resumed` =
+ * applied again because an agent restart cut the earlier run short, `stored` = answered from the
+ * record of an earlier run, `joined` = joined the run in flight, `refused` = env separated). Tests read it to prove what the host received; operators to see what was done.
  */
 async function logCommand(ctx: AgentContext, entry: { id: string; kind: string; env: string | null; source: string }): Promise<void> {
   await appendFile(path.join(ctx.dataDir, 'command-log.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 }).catch(() => {});

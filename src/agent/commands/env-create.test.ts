@@ -65,11 +65,12 @@ describe('env.create', () => {
   });
 
   it('reports unhealthy, naming the check and the last failure, and stops only what it started', async () => {
-    const sick = nodeService(`require('http').createServer((q, s) => { s.statusCode = 503; s.end(); }).listen(+process.env.PORT, '127.0.0.1')`, httpHealth(600));
+    // web answers 503 from its start: however slow the machine is to start it, 5 s is long enough to hear it.
+    const sick = nodeService(`require('http').createServer((q, s) => { s.statusCode = 503; s.end(); }).listen(+process.env.PORT, '127.0.0.1')`, httpHealth(5000));
     const silent = nodeService('setInterval(() => {}, 1000)', httpHealth(400));
     const res = await envCreate.run(payload('ver_1', { web: sick, worker: silent }), fx.ctx, Date.now());
     expect(res.outcome).toBe('unhealthy');
-    expect(res.message).toBe('web: GET /health did not answer 2xx within 600 ms (last: HTTP 503); worker: GET /health did not answer 2xx within 400 ms (last: connection refused)');
+    expect(res.message).toBe('web: GET /health did not answer 2xx within 5000 ms (last: HTTP 503); worker: GET /health did not answer 2xx within 400 ms (last: connection refused)');
     expect(res.services.web!.log_tail).toEqual([]);
     expect(fx.ctx.runtime.list('env_a')).toEqual([]);
     expect(await readProcStat(res.services.web!.pid!)).toBeNull();

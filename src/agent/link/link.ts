@@ -11,7 +11,9 @@
  * is configured, the next attempt presents the key instead (the file is replaced only when a new
  * credential arrives).
  *
- * Frames are handled one at a time in arrival order; invalid ones are logged and ignored.
+ * Frames are handled one at a time in arrival order; invalid ones are logged and ignored. An
+ * `ack` (the control plane stored a result) goes to `onAck`; each heartbeat tick also calls
+ * `onHeartbeat`, where the agent sends again results still waiting for their ack.
  */
 import WebSocket from 'ws';
 import type { HostFacts } from '../../contracts/domain.js';
@@ -33,6 +35,10 @@ export interface LinkOptions {
   /** After every welcome (credential already persisted). */
   readonly onWelcome: (hostId: string, welcome: { live_status_ms?: number; metrics_ms?: number; incident_threshold?: number }) => void;
   readonly onCommand: (msg: CommandMessage) => void;
+  /** The control plane stored the result of command `id`. */
+  readonly onAck?: (id: string) => void;
+  /** Every heartbeat (`everyMs` apart) while welcomed. */
+  readonly onHeartbeat?: (everyMs: number) => void;
   readonly backoff?: BackoffPolicy;
   /** The control plane said this host was removed (`refused` HOST_REMOVED): the link has stopped. */
   readonly onRemoved?: (message: string) => void;
@@ -187,6 +193,9 @@ export class AgentLink {
       case 'command':
         this.opts.onCommand({ id: msg.id, kind: msg.kind, payload: msg.payload });
         return;
+      case 'ack':
+        this.opts.onAck?.(msg.id);
+        return;
     }
   }
 
@@ -201,6 +210,7 @@ export class AgentLink {
       }
       this.send({ type: 'heartbeat' });
       if (ws.readyState === WebSocket.OPEN) ws.ping();
+      this.opts.onHeartbeat?.(period);
     }, period);
   }
 

@@ -31,13 +31,18 @@ describe('file locks', () => {
   it('serialises runs of one key and lets different keys run together', async () => {
     const locks = new FileLocks(join(dir, 'locks'));
     const events: string[] = [];
-    const job = (key: string, name: string) =>
+    // `a` holds key k until `c` (another key) has got in: no time window, so no machine is too slow.
+    let cIn!: () => void;
+    const cEntered = new Promise<void>((r) => (cIn = r));
+    const job = (key: string, name: string, hold: () => Promise<void> = async () => {}) =>
       locks.run(key, async () => {
         events.push(`${name}+`);
-        await new Promise((r) => setTimeout(r, 30));
+        if (name === 'c') cIn();
+        await hold();
         events.push(`${name}-`);
       });
-    await Promise.all([job('k', 'a'), job('k', 'b'), job('other', 'c')]);
+    const cWithin = () => Promise.race([cEntered, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('c never ran while a held k')), 30_000))]);
+    await Promise.all([job('k', 'a', cWithin), job('k', 'b'), job('other', 'c')]);
     expect(events.indexOf('a-')).toBeLessThan(events.indexOf('b+'));
     expect(events.indexOf('c+')).toBeLessThan(events.indexOf('a-'));
   });

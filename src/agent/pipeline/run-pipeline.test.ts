@@ -72,6 +72,20 @@ describe('runPipeline without a docker runtime', () => {
     expect(readdirSync(envDir)).toEqual([]);
   });
 
+  it('of 20 concurrent deliveries of one envelope (20 envs: no slot lock orders them) exactly one passes verify; the others are refused as replays', async () => {
+    const env = envelope();
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runPipeline(host, { ...request('deploy', env), slot: { scope: `env_race${i}`, service: 'web' } })),
+    );
+    const verified = runs.filter((r) => r.stages.find((s) => s.name === 'verify')!.status === 'ok');
+    expect(verified).toHaveLength(1);
+    const refused = runs.filter((r) => r !== verified[0]);
+    for (const r of refused) {
+      expect(r.state).toBe('failure');
+      expect(r.error).toMatch(/^(admit|verify): replayed: nonce "/);
+    }
+  });
+
   it('refuses a missing envelope on a host that requires signatures, and a non-JSON-object envelope', async () => {
     const none = await runPipeline(host, request('deploy', null));
     expect(none.error).toMatch(/^admit: no envelope: this host requires a signed envelope/);

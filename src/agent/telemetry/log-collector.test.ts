@@ -48,8 +48,13 @@ describe('LogCollector', () => {
     for (let i = 1; i < pushed.length; i++) expect(pushed[i]!.offset).toBeGreaterThan(pushed[i - 1]!.offset);
     logs.watch('env_a', 0);
     const before = pushed.length;
-    await new Promise((r) => setTimeout(r, 200));
-    await logs.poll();
+    // New lines are read (they reach the buffer) while nobody watches: none is pushed.
+    const lastTick = async () => Number((await logs.snapshot('env_a', 1))[0]!.text.replace(/^tick /, ''));
+    const seen = await lastTick();
+    await until(async () => {
+      await logs.poll();
+      return (await lastTick()) > seen;
+    }, 10_000);
     expect(pushed.length).toBe(before);
     expect(logs.held('env_a', 'web')).toBe(200);
   });

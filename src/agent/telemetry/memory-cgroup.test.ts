@@ -1,5 +1,14 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { memoryCgroupOf, parseCgroupMounts, parseMemoryCgroupPath } from './memory-cgroup.js';
+import { memoryCgroupOf, memoryUsage, parseCgroupMounts, parseMemoryCgroupPath } from './memory-cgroup.js';
+
+/** Read without the module's code: the memory cgroup version this process is in (v1 memory controller, else v2 with memory enabled), or null. */
+function machineMemoryCgroup(): 1 | 2 | null {
+  const own = existsSync('/proc/self/cgroup') ? readFileSync('/proc/self/cgroup', 'utf8') : '';
+  if (/^\d+:(?:[^:]*,)?memory(?:,[^:]*)?:/m.test(own) && existsSync('/sys/fs/cgroup/memory/memory.usage_in_bytes')) return 1;
+  if (/^0::/m.test(own) && existsSync('/sys/fs/cgroup/cgroup.controllers') && readFileSync('/sys/fs/cgroup/cgroup.controllers', 'utf8').split(/\s+/).includes('memory')) return 2;
+  return null;
+}
 
 describe('memory cgroup parsing', () => {
   it('finds v1 memory and v2 mounts in mountinfo', () => {
@@ -20,8 +29,15 @@ describe('memory cgroup parsing', () => {
     expect(parseMemoryCgroupPath('1:cpu:/\n')).toBeNull();
   });
 
-  it.runIf(process.platform === 'linux')("finds this process's own cgroup when the machine has one", async () => {
+  it.runIf(process.platform === 'linux')("finds this process's own memory cgroup exactly when the machine has one", async () => {
     const cg = await memoryCgroupOf('self');
-    if (cg) expect(cg.dir).toMatch(/^\/sys\/fs\/cgroup/);
+    const expected = machineMemoryCgroup();
+    expect(cg).toEqual(expected === null ? null : { version: expected, dir: expect.stringMatching(/^\/sys\/fs\/cgroup\//) });
+  });
+
+  it.runIf(process.platform === 'linux' && machineMemoryCgroup() !== null)("the cgroup found is charged with this process's memory", async () => {
+    const cg = await memoryCgroupOf('self');
+    expect(cg).not.toBeNull();
+    expect(await memoryUsage(cg!)).toBeGreaterThan(process.memoryUsage().rss / 2);
   });
 });

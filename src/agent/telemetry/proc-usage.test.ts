@@ -20,9 +20,13 @@ describe('cpuPercent', () => {
 
 describe('readGroupUsage', () => {
   it.runIf(process.platform === 'linux')('sums a real process group', async () => {
-    const child = spawn(process.execPath, ['-e', 'const a = Buffer.alloc(32 << 20, 1); setTimeout(() => {}, 5000)'], { detached: true, stdio: 'ignore' });
+    // It says when its 32 MiB are allocated (and touched); then it idles until killed.
+    const child = spawn(process.execPath, ['-e', 'const a = Buffer.alloc(32 << 20, 1); console.log("ready"); setInterval(() => a[0]++, 1000)'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+        child.once('exit', () => reject(new Error('the child exited before it was ready')));
+      });
       const usage = await readGroupUsage(new Set([child.pid!]));
       const g = usage.get(child.pid!)!;
       expect(g.processes).toBeGreaterThanOrEqual(1);

@@ -3,12 +3,16 @@
  * gets a host credential back, stored here only as a hash) or with its credential. After `welcome`
  * it heartbeats and answers commands. Commands live in the `commands` table: sending one is
  * "persist, then write to the socket if connected"; every open command of a host is re-sent when
- * it (re)connects, and the agent applies a command id at most once.
+ * it (re)connects, and the agent applies a command id at most once. A result is stored once (the
+ * first copy to arrive) and every copy is acknowledged with `ack` once the store has answered; a
+ * result that could not be stored (the database is restarting) is not acknowledged, and the agent
+ * sends it again.
  */
 import type { WebSocket } from 'ws';
 import { newId, newSecret } from '../../contracts/ids.js';
 import { DenvError, messageOf } from '../../contracts/errors.js';
 import { agentMessage, PROTOCOL_VERSION, type AgentMessage, type Commands, type CommandKind, type ControlMessage } from '../../contracts/protocol.js';
+import { killPoint, killPointArmed } from '../../lib/kill-point.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
@@ -84,6 +88,11 @@ function frameBytes(raw: unknown): number {
 }
 
 const COMMAND_COLUMNS = 'id, host, deployment, kind, payload, status, result, error, sent_at';
+
+/** A waiting `call` reads its command again this often, whatever it heard: a `denv_result` or
+ *  `denv_command` notification sent while a replica's LISTEN connection was down (a database
+ *  restart) is lost, and the command would otherwise wait for the phase timeout. */
+const RECHECK_MS = 5000;
 
 export interface CallOptions {
   /** The deployment this command belongs to, and a key unique within it: together they make the
@@ -255,7 +264,10 @@ export class AgentGateway {
         }
         if (!hostId) return; // nothing before hello
         if (msg.type === 'heartbeat') await this.heartbeat(hostId);
-        else if (msg.type === 'result') await this.result(hostId, msg);
+        else if (msg.type === 'result') {
+          await this.result(hostId, msg);
+          send({ type: 'ack', id: msg.id });
+        }
         else if (msg.type === 'live_status') await this.liveStatus(hostId, msg);
         else if (msg.type === 'logs' || msg.type === 'metrics' || msg.type === 'incident') await acceptTelemetry(this.opts.db, this.opts.bus, hostId, msg);
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
@@ -347,7 +359,13 @@ export class AgentGateway {
     }
   }
 
+  /** Store a result, once: a copy of a result already stored, or of a command this host was never
+   *  sent (deleted since, say), changes nothing. Throws when the database cannot be reached. */
   private async result(hostId: string, msg: Extract<AgentMessage, { type: 'result' }>): Promise<void> {
+    if (killPointArmed('result:')) {
+      const kind = (await this.opts.db.query<{ kind: string }>('select kind from commands where id = $1', [msg.id]))[0]?.kind;
+      if (kind) killPoint(`result:${kind}`);
+    }
     const rows = await this.opts.db.query<{ id: string }>(
       "update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent') returning id",
       [msg.id, hostId, msg.ok ? 'done' : 'error', JSON.stringify(msg.result ?? null), msg.ok ? null : JSON.stringify(msg.error ?? { code: 'AGENT_ERROR', message: 'unknown error' })],
@@ -413,6 +431,7 @@ export class AgentGateway {
    * Send a command and wait for its result. Idempotent per (deployment, key): a phase re-run
    * after a restart finds the command it sent before — finished (its result is returned at once)
    * or still open (sent again only once the resend window has passed; the agent dedupes by id).
+   * Woken by the result's notification, and every RECHECK_MS in case a notification was lost.
    * Throws AGENT_ERROR when the agent answered with an error, AGENT_UNREACHABLE when
    * `requireConnected` and the host is not connected. Bounded by `signal` (the phase timeout).
    */
@@ -438,9 +457,11 @@ export class AgentGateway {
       };
       const onCommand = (cid: string) => cid === id && void check(false).catch(() => {});
       const onAbort = () => finish(() => reject(opts.signal!.reason ?? new DenvError('TIMEOUT', 'aborted')));
+      const recheck = setInterval(() => void check(true).catch(() => {}), RECHECK_MS);
       const finish = (fn: () => void) => {
         if (settled) return;
         settled = true;
+        clearInterval(recheck);
         bus.off('command', onCommand);
         opts.signal?.removeEventListener('abort', onAbort);
         fn();

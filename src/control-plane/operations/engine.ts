@@ -7,12 +7,19 @@
  *
  * Failure rule (seed 000): when a phase fails, every later phase except `verdict` becomes
  * `skipped`, `error` becomes `<phase>: <message>`, and `verdict` still runs to record the outcome.
+ *
+ * A phase that ran into a database outage (DATABASE_UNAVAILABLE) neither failed nor succeeded: it
+ * stays `running` and is run again once the database answers (the control plane could not do the
+ * work: an *error*, retried, never the deployment's failure). A finished deployment's commands the
+ * agent never answered are closed (store/commands.ts), so a reconnecting host is not sent them.
  */
 import type { Phase } from '../../contracts/domain.js';
-import { DenvError, messageOf } from '../../contracts/errors.js';
+import { DenvError, isDenvError, messageOf } from '../../contracts/errors.js';
+import { killPoint } from '../../lib/kill-point.js';
 import type { Bus } from '../bus.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
+import { abandonOpenCommands } from '../store/commands.js';
 import { appendEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { KIND_DEFS } from './kinds.js';
@@ -169,6 +176,7 @@ export class Engine {
         }
         this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
         await this.commit(dep, {});
+        killPoint(`${dep.kind}.${phase.name}:start`);
 
         const timeout = AbortSignal.timeout(config.commandTimeoutMs);
         const signal = AbortSignal.any([timeout, stopSignal]);
@@ -189,8 +197,14 @@ export class Engine {
           result = await raceAbort(() => def.run(ctx), signal, () =>
             timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.reason,
           );
+          killPoint(`${dep.kind}.${phase.name}:end`);
         } catch (err) {
           if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
+          if (isDenvError(err) && err.code === 'DATABASE_UNAVAILABLE') {
+            // Stays `running`: the sweep claims the deployment again (its lease is ours) once the database answers.
+            this.opts.log(`engine: deployment ${id}: ${phase.name} stopped by a database outage; it runs again when the database is back`);
+            return;
+          }
           const message = messageOf(err);
           const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
           this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
@@ -220,6 +234,7 @@ export class Engine {
       );
       if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
       dep.status = status;
+      await abandonOpenCommands(tx, dep.id, status);
       const tookMs = Date.now() - new Date(rows[0].started_at as string).getTime();
       await onDeploymentFinished(tx, dep);
       for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) {

@@ -10,6 +10,12 @@ export interface Db {
   exec(sql: string): Promise<void>;
   /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * The same database, for work a person is waiting on (the API's): where the store has one
+   * connection (the embedded one), its statements go ahead of background work still waiting
+   * (pglite-db.ts); a PostgreSQL server has a pool and returns the handle itself.
+   */
+  servedFirst(): Db;
   close(): Promise<void>;
 }
 

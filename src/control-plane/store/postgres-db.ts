@@ -6,7 +6,7 @@ import type { Db } from './db.js';
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
 function wrapClient(client: pg.PoolClient): Db {
-  return {
+  const db: Db = {
     dialect: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []) {
       const res = await client.query(sql, params as unknown[]);
@@ -15,9 +15,11 @@ function wrapClient(client: pg.PoolClient): Db {
     async exec(sql: string) {
       await client.query(sql);
     },
-    tx: (fn) => fn(wrapClient(client)),
+    tx: (fn) => fn(db),
+    servedFirst: () => db,
     close: async () => {},
   };
+  return db;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function openPostgres(url: string, log: (line: string) => void = ()
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   pool.on('error', (err) => log(`database: an idle connection ended: ${err.message}`));
   await pool.query('select 1');
-  return {
+  const db: Db = {
     dialect: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []) {
       const res = await pool.query(sql, params as unknown[]).catch((err: unknown) => {
@@ -64,19 +66,30 @@ export async function openPostgres(url: string, log: (line: string) => void = ()
       const client = await pool.connect().catch((err: unknown) => {
         throw unavailable(err);
       });
+      // A checked-out client is off the pool's `error` listener: a server restart mid-transaction
+      // would emit an unhandled 'error' and end the process. Caught here; the query in flight fails.
+      let lost: Error | undefined;
+      const onError = (err: Error) => {
+        lost = err;
+        log(`database: a connection in a transaction ended: ${err.message}`);
+      };
+      client.on('error', onError);
       try {
         await client.query('begin');
         const out = await fn(wrapClient(client));
         await client.query('commit');
         return out;
       } catch (err) {
-        await client.query('rollback').catch(() => {});
+        if (!lost) await client.query('rollback').catch(() => {});
         throw unavailable(err);
       } finally {
-        // A connection the server ended is destroyed, not returned to the pool.
-        client.release();
+        client.off('error', onError);
+        // A connection the server ended is destroyed (release(err)), not returned to the pool.
+        client.release(lost);
       }
     },
+    servedFirst: () => db,
     close: () => pool.end(),
   };
+  return db;
 }

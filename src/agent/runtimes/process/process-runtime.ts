@@ -24,6 +24,7 @@ import { isSameProcessAlive, readProcStat, signalGroup, signalPid } from './proc
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
 import { serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
 import { spawnDetached } from './spawn-detached.js';
+import { processGroupsOf, SpawnJournal } from './spawn-journal.js';
 
 export interface ProcessRuntimeOptions {
   readonly dataDir: string;
@@ -93,7 +94,10 @@ export class ProcessRuntime {
   private ticking = false;
   private closed = false;
 
+  private readonly journal: SpawnJournal;
+
   private constructor(private readonly opts: ProcessRuntimeOptions) {
+    this.journal = new SpawnJournal(opts.dataDir);
     this.log = opts.log ?? (() => {});
     this.stopGraceMs = opts.stopGraceMs ?? 5000;
     this.inheritedEnv = opts.inheritedEnv ?? process.env;
@@ -105,11 +109,28 @@ export class ProcessRuntime {
     for (const rec of await loadAllEnvStates(opts.dataDir, runtime.log)) {
       runtime.lives.set(serviceKey(rec), { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.parse(rec.started_at) || Date.now() });
     }
+    await runtime.killOrphans();
     await runtime.tick();
     for (const live of runtime.lives.values()) if (live.rec.state !== 'exited' && !live.restartTimer) runtime.log(`adopted ${serviceKey(live.rec)} (pid ${live.rec.pid})`);
     runtime.timer = setInterval(() => void runtime.tick(), opts.pollMs ?? 500);
     runtime.timer.unref();
     return runtime;
+  }
+
+  /**
+   * A spawn the previous agent was killed in the middle of (spawn-journal.ts): a process of that
+   * service that is not the recorded one was never recorded, and nobody would stop it. Killed,
+   * with its process group; the command that spawned it is resumed and starts the service anew.
+   */
+  private async killOrphans(): Promise<void> {
+    for (const id of await this.journal.takeInterrupted()) {
+      const recorded = this.lives.get(serviceKey(id))?.rec.pid ?? null;
+      for (const group of processGroupsOf(id)) {
+        if (group === recorded) continue;
+        this.log(`killed ${serviceKey(id)} (process group ${group}): spawned by an agent that was killed before recording it`);
+        signalGroup(group, 'SIGKILL');
+      }
+    }
   }
 
   /** Stop supervising (timers only): processes keep running, to be adopted by the next runtime. */
@@ -179,10 +200,16 @@ export class ProcessRuntime {
       ...(req.home !== undefined ? { home: req.home } : {}),
     };
     const live: Live = { rec, child: null, restartTimer: null, stopping: false, crashes: 0, spawnedAt: Date.now() };
+    // Journaled until the record holds the pid: a crash in between leaves no unknown copy behind.
+    await this.journal.add(req);
     const ok = await this.spawnInto(live);
-    if (!ok.ok) return ok;
+    if (!ok.ok) {
+      await this.journal.remove(req);
+      return ok;
+    }
     this.lives.set(key, live);
     await this.persist(env);
+    await this.journal.remove(req);
     return { ok: true, pid: ok.pid };
   }
 

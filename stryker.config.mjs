@@ -1,0 +1,33 @@
+// Mutation testing (issue 15): `npm run mutate`, or `DENV_MUTATE=nonces,admit npm run mutate` for
+// some modules. test/mutation/modules.mjs lists each module's files and the test files that must
+// kill its mutants; a run mutates the chosen modules and runs only their tests
+// (test/mutation/vitest.config.mjs), and test/mutation/module-scores.mjs prints the score per
+// module (also written to reports/mutation/modules.json).
+//
+// Not part of .ci/run: it is slow (the control-plane modules are covered by integration tests
+// that start control planes and agent processes). Run it when you change these modules and
+// quote the score. Agent processes run from dist/ (built before the run, never mutated), so
+// agent-side modules are only killed by tests that import them in-process.
+import { chosenModules } from './test/mutation/modules.mjs';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'test/mutation/vitest.config.mjs', related: false },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  mutate: [...new Set(chosenModules().flatMap((m) => m.mutate))],
+  coverageAnalysis: 'perTest',
+  // Two cores, shared: each test runner may start a control plane and agent processes.
+  concurrency: Number(process.env.DENV_MUTATE_CONCURRENCY ?? 1),
+  timeoutMS: 30_000,
+  timeoutFactor: 2,
+  plugins: ['@stryker-mutator/vitest-runner', '@stryker-mutator/typescript-checker', './test/mutation/module-scores.mjs'],
+  reporters: ['clear-text', 'progress', 'html', 'json', 'module-scores'],
+  htmlReporter: { fileName: 'reports/mutation/mutation.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  ignorePatterns: ['test-output', 'reports'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
