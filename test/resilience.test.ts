@@ -1,6 +1,5 @@
 /** Crashes: a control plane SIGKILLed mid-deployment resumes it; an agent SIGKILLed leaves its
  *  services serving and adopts them again. Real processes throughout. */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
@@ -9,20 +8,12 @@ import { Api, waitFor } from './helpers/api.js';
 import { agentServicePids, killServiceProcesses, startHarness, type Harness } from './helpers/harness.js';
 import { spawnDenv, startAgentProcess, type Child } from './helpers/processes.js';
 import { freshDataDir, seedPGlite } from './helpers/stores.js';
+import { freePort } from './helpers/free-port.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 const compose = (version: string, extraEnv: Record<string, string> = {}) => ({
   services: { web: { command: ['node', APP], environment: { VERSION: version, ...extraEnv }, 'x-denv': { health: { path: '/healthz', timeout: '20s' } } } },
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const alive = (pid: number) => {
   try {

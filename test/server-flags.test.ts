@@ -5,21 +5,12 @@
  * runs.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Api, waitFor } from './helpers/api.js';
 import { spawnDenv, startAgentProcess, type Child } from './helpers/processes.js';
 import { freshDataDir, seedPGlite } from './helpers/stores.js';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './helpers/free-port.js';
 
 describe('denv server heartbeat flags', () => {
   const children: Child[] = [];

@@ -114,8 +114,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
     runtime = await ProcessRuntime.open({ dataDir, log, exitReasons, ...(config.logMaxBytes ? { logMaxBytes: config.logMaxBytes } : {}) });
     if (closed) return;
-    recoverInterrupted(await store.interrupted(), runtime, log);
-    const unacked = await store.unacked();
+    const { interrupted, unacked } = await store.recover();
+    recoverInterrupted(interrupted, runtime, log);
     if (unacked.length > 0) log(`${unacked.length} command result(s) not acknowledged yet; sending them again once connected`);
     const workloads = path.resolve(opts.workloads ?? config.workloads ?? defaultWorkloads(dataDir));
     await mkdir(workloads, { recursive: true, mode: 0o711 });

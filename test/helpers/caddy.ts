@@ -10,14 +10,16 @@
  *     host's trust store.
  * Missing `caddy` fails the test with the install command; nothing is skipped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopProcess, waitUntilServing } from './daemon.js';
+import { freeLoopbackPort } from './free-port.js';
+
+export { freeLoopbackPort };
 
 export interface TestCaddy {
   readonly adminUrl: string;
@@ -31,27 +33,6 @@ export interface TestCaddy {
   /** Log lines of ACME requests to anything but the loopback trap directory (should be none). */
   acmeOutsideAttempts(): string[];
   stop(): Promise<void>;
-}
-
-/** A port free on 127.0.0.1 for TCP (and UDP too with `udp: true`), found by binding port 0. */
-export async function freeLoopbackPort(o: { udp?: boolean } = {}): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-      s.on('error', reject);
-    });
-    if (!o.udp) return port;
-    const udpFree = await new Promise<boolean>((resolve) => {
-      const u = createSocket('udp4');
-      u.once('error', () => resolve(false));
-      u.bind(port, '127.0.0.1', () => u.close(() => resolve(true)));
-    });
-    if (udpFree) return port;
-  }
-  throw new Error('no free loopback port found in 20 attempts');
 }
 
 export async function startCaddy(): Promise<TestCaddy> {
@@ -74,13 +55,13 @@ export async function startCaddy(): Promise<TestCaddy> {
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const adminUrl = `http://127.0.0.1:${admin}`;
-  try {
-    await waitUntilUp(proc, adminUrl, () => out);
-  } catch (err) {
-    await stopProcess(proc);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  await waitUntilServing(proc, {
+    what: `caddy (admin API at ${adminUrl})`,
+    missing: 'caddy is not installed: apt-get install -y caddy (the edge tests need the real Caddy)',
+    probe: async () => (await fetch(`${adminUrl}/config/`, { signal: AbortSignal.timeout(1000) })).ok,
+    output: () => out,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
   return {
     adminUrl,
     httpPort,
@@ -97,37 +78,7 @@ export async function startCaddy(): Promise<TestCaddy> {
   };
 }
 
-async function waitUntilUp(proc: ChildProcess, adminUrl: string, output: () => string): Promise<void> {
-  const spawnError = new Promise<never>((_, reject) =>
-    proc.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(err.code === 'ENOENT' ? 'caddy is not installed: apt-get install -y caddy (the edge tests need the real Caddy)' : `caddy did not start: ${err.message}`)),
-    ),
-  );
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`caddy exited (${code}) before its admin API answered:\n${output()}`))));
-  const deadline = Date.now() + 15_000;
-  const poll = (async () => {
-    while (Date.now() < deadline) {
-      try {
-        const res = await fetch(`${adminUrl}/config/`, { signal: AbortSignal.timeout(1000) });
-        if (res.ok) return;
-      } catch {
-        // not up yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`caddy's admin API at ${adminUrl} did not answer within 15 s:\n${output()}`);
-  })();
-  await Promise.race([poll, spawnError, exited]);
-}
 
-async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /**
  * A call to Caddy's admin API on a connection of its own (Caddy closes admin connections when it

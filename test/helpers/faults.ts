@@ -5,7 +5,6 @@
  * terminal within 60 s, one version of the env runs, nothing was applied twice.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Deployment } from '../../src/contracts/domain.js';
@@ -17,14 +16,7 @@ export const APP = fileURLToPath(new URL('../fixtures/app.js', import.meta.url))
 /** The bound the issue sets: after any single crash, every deployment is terminal this soon after both sides are up. */
 export const TERMINAL_WITHIN_MS = 60_000;
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './free-port.js';
 
 export const hasExited = (c: Child) => c.proc.exitCode !== null || c.proc.signalCode !== null;
 

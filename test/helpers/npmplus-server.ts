@@ -19,14 +19,9 @@
  * recorded so tests can assert the exact requests. Listens on 127.0.0.1 only.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
+import { startRecordingServer, type RecordedRequest } from './recording-server.js';
 
-export interface RecordedRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: unknown;
-}
+export type { RecordedRequest };
 
 export interface FakeNpmplus {
   readonly url: string;
@@ -45,7 +40,6 @@ const REQUIRED = ['domain_names', 'forward_scheme', 'forward_host', 'forward_por
 /** `twoFactor`: the account has TOTP on, so `POST /api/tokens` answers a challenge instead of a token. */
 export async function startFakeNpmplus(o: { email: string; password: string; mode?: 'cookie' | 'bearer'; version?: string; twoFactor?: boolean }): Promise<FakeNpmplus> {
   const mode = o.mode ?? 'cookie';
-  const requests: RecordedRequest[] = [];
   const hosts = new Map<number, Record<string, unknown>>();
   let valid = new Set<string>();
   let nextId = 1;
@@ -81,74 +75,61 @@ export async function startFakeNpmplus(o: { email: string; password: string; mod
     };
   };
 
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (d: Buffer) => (raw += d.toString()));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      let body: unknown = null;
-      try {
-        body = raw ? JSON.parse(raw) : null;
-      } catch {
-        body = raw;
-      }
-      requests.push({ method: req.method ?? '', path: url.pathname + url.search, headers: req.headers, body });
-      const send = (status: number, payload: unknown, headers: Record<string, string | string[]> = {}) => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
-        res.end(JSON.stringify(payload));
-      };
-      const error = (status: number, message: string) => send(status, { error: { code: status, message } });
+  const server = await startRecordingServer((req, res, url, body) => {
+    const send = (status: number, payload: unknown, headers: Record<string, string | string[]> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+      res.end(JSON.stringify(payload));
+    };
+    const error = (status: number, message: string) => send(status, { error: { code: status, message } });
 
-      if (req.method === 'GET' && url.pathname === '/api') return send(200, { status: 'OK', setup: true, version: o.version ?? '2.12.0' });
-      if (req.method === 'POST' && url.pathname === '/api/tokens') {
-        const b = body as { identity?: unknown; secret?: unknown } | null;
-        if (!b || typeof b.identity !== 'string' || typeof b.secret !== 'string' || Object.keys(b).some((k) => k !== 'identity' && k !== 'secret')) return error(400, 'data must have required property identity, secret');
-        if (b.identity !== o.email || b.secret !== o.password) return error(401, 'Invalid email or password');
-        if (o.twoFactor) return send(200, { requires2fa: true, expires: new Date(Date.now() + 300_000).toISOString() });
-        const jwt = `eyJ${randomBytes(12).toString('hex')}`;
-        valid.add(jwt);
-        const expires = new Date(Date.now() + 86_400_000).toISOString();
-        if (mode === 'bearer') return send(200, { token: jwt, expires });
-        return send(200, { expires }, { 'set-cookie': [`__Host-Http-token=s%3A${jwt}.${randomBytes(6).toString('hex')}; Path=/; Expires=${new Date(expires).toUTCString()}; HttpOnly; Secure; SameSite=Strict`] });
-      }
-      const presented =
-        mode === 'bearer'
-          ? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
-          : /(?:^|;\s*)__Host-Http-token=s%3A([^.;]+)\.[^;]*/.exec(req.headers.cookie ?? '')?.[1];
-      if (!presented || !valid.has(presented)) return error(401, presented ? 'Invalid or expired token' : 'Missing token');
+    if (req.method === 'GET' && url.pathname === '/api') return send(200, { status: 'OK', setup: true, version: o.version ?? '2.12.0' });
+    if (req.method === 'POST' && url.pathname === '/api/tokens') {
+      const b = body as { identity?: unknown; secret?: unknown } | null;
+      if (!b || typeof b.identity !== 'string' || typeof b.secret !== 'string' || Object.keys(b).some((k) => k !== 'identity' && k !== 'secret')) return error(400, 'data must have required property identity, secret');
+      if (b.identity !== o.email || b.secret !== o.password) return error(401, 'Invalid email or password');
+      if (o.twoFactor) return send(200, { requires2fa: true, expires: new Date(Date.now() + 300_000).toISOString() });
+      const jwt = `eyJ${randomBytes(12).toString('hex')}`;
+      valid.add(jwt);
+      const expires = new Date(Date.now() + 86_400_000).toISOString();
+      if (mode === 'bearer') return send(200, { token: jwt, expires });
+      return send(200, { expires }, { 'set-cookie': [`__Host-Http-token=s%3A${jwt}.${randomBytes(6).toString('hex')}; Path=/; Expires=${new Date(expires).toUTCString()}; HttpOnly; Secure; SameSite=Strict`] });
+    }
+    const presented =
+      mode === 'bearer'
+        ? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+        : /(?:^|;\s*)__Host-Http-token=s%3A([^.;]+)\.[^;]*/.exec(req.headers.cookie ?? '')?.[1];
+    if (!presented || !valid.has(presented)) return error(401, presented ? 'Invalid or expired token' : 'Missing token');
 
-      const hostMatch = /^\/api\/nginx\/proxy-hosts\/(\d+)$/.exec(url.pathname);
-      if (url.pathname === '/api/nginx/proxy-hosts' && req.method === 'GET') return send(200, [...hosts.values()]);
-      if ((url.pathname === '/api/nginx/proxy-hosts' && req.method === 'POST') || (hostMatch && req.method === 'PUT')) {
-        const fields = (body ?? {}) as Record<string, unknown>;
-        const unknown = Object.keys(fields).filter((k) => !POST_FIELDS.has(k));
-        if (unknown.length > 0) return error(400, `data must NOT have additional properties (${unknown.join(', ')})`);
-        const id = hostMatch ? Number(hostMatch[1]) : nextId++;
-        const existing = hostMatch ? hosts.get(id) : undefined;
-        if (hostMatch && !existing) return error(404, `Not Found - ${id}`);
-        if (!hostMatch) {
-          const missing = REQUIRED.filter((k) => !(k in fields));
-          if (missing.length > 0) return error(400, `data must have required property '${missing[0]}'`);
-        }
-        const domains = (fields.domain_names ?? existing?.domain_names ?? []) as string[];
-        for (const [otherId, other] of hosts) {
-          if (otherId !== id && (other.domain_names as string[]).some((d) => domains.includes(d))) return error(400, `${domains.find((d) => (other.domain_names as string[]).includes(d))} is already in use`);
-        }
-        const host = stored(id, fields, existing);
-        hosts.set(id, host);
-        return send(hostMatch ? 200 : 201, host);
+    const hostMatch = /^\/api\/nginx\/proxy-hosts\/(\d+)$/.exec(url.pathname);
+    if (url.pathname === '/api/nginx/proxy-hosts' && req.method === 'GET') return send(200, [...hosts.values()]);
+    if ((url.pathname === '/api/nginx/proxy-hosts' && req.method === 'POST') || (hostMatch && req.method === 'PUT')) {
+      const fields = (body ?? {}) as Record<string, unknown>;
+      const unknown = Object.keys(fields).filter((k) => !POST_FIELDS.has(k));
+      if (unknown.length > 0) return error(400, `data must NOT have additional properties (${unknown.join(', ')})`);
+      const id = hostMatch ? Number(hostMatch[1]) : nextId++;
+      const existing = hostMatch ? hosts.get(id) : undefined;
+      if (hostMatch && !existing) return error(404, `Not Found - ${id}`);
+      if (!hostMatch) {
+        const missing = REQUIRED.filter((k) => !(k in fields));
+        if (missing.length > 0) return error(400, `data must have required property '${missing[0]}'`);
       }
-      if (hostMatch && req.method === 'DELETE') {
-        if (!hosts.delete(Number(hostMatch[1]))) return error(404, `Not Found - ${hostMatch[1]}`);
-        return send(200, true);
+      const domains = (fields.domain_names ?? existing?.domain_names ?? []) as string[];
+      for (const [otherId, other] of hosts) {
+        if (otherId !== id && (other.domain_names as string[]).some((d) => domains.includes(d))) return error(400, `${domains.find((d) => (other.domain_names as string[]).includes(d))} is already in use`);
       }
-      return error(404, `Not Found - ${url.pathname}`);
-    });
+      const host = stored(id, fields, existing);
+      hosts.set(id, host);
+      return send(hostMatch ? 200 : 201, host);
+    }
+    if (hostMatch && req.method === 'DELETE') {
+      if (!hosts.delete(Number(hostMatch[1]))) return error(404, `Not Found - ${hostMatch[1]}`);
+      return send(200, true);
+    }
+    return error(404, `Not Found - ${url.pathname}`);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    requests,
+    url: `http://127.0.0.1:${server.port}`,
+    requests: server.requests,
     hosts,
     expireTokens: () => {
       valid = new Set();
@@ -158,6 +139,6 @@ export async function startFakeNpmplus(o: { email: string; password: string; mod
       hosts.set(id, stored(id, fields));
       return id;
     },
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () => server.close(),
   };
 }

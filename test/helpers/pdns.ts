@@ -5,13 +5,14 @@
  * no syslog, no security polling (nothing leaves the machine). Missing binaries fail the test
  * with the install command; nothing is skipped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { run } from '../../src/lib/exec.js';
 import { freeLoopbackPort } from './caddy.js';
+import { stopProcess, waitUntilServing } from './daemon.js';
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
 const INSTALL = 'apt-get install -y pdns-server pdns-backend-sqlite3 sqlite3';
@@ -69,13 +70,13 @@ export async function startPowerDns(): Promise<TestPowerDns> {
   const apiUrl = `http://127.0.0.1:${webPort}`;
   const api = (method: string, path: string, body?: unknown) =>
     fetch(`${apiUrl}${path}`, { method, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(5000) });
-  try {
-    await waitUntilUp(proc, () => api('GET', '/api/v1/servers/localhost'), () => out);
-  } catch (err) {
-    await stopProcess(proc);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  await waitUntilServing(proc, {
+    what: 'pdns_server',
+    missing: `pdns_server is not installed: ${INSTALL}`,
+    probe: async () => (await api('GET', '/api/v1/servers/localhost')).ok,
+    output: () => out,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
   return {
     apiUrl,
     apiKey,
@@ -101,31 +102,4 @@ export async function startPowerDns(): Promise<TestPowerDns> {
   };
 }
 
-async function waitUntilUp(proc: ChildProcess, probe: () => Promise<Response>, output: () => string): Promise<void> {
-  const spawnError = new Promise<never>((_, reject) =>
-    proc.once('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code === 'ENOENT' ? `pdns_server is not installed: ${INSTALL}` : `pdns_server did not start: ${err.message}`))),
-  );
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`pdns_server exited (${code}) before its API answered:\n${output()}`))));
-  const poll = (async () => {
-    const deadline = Date.now() + 15_000;
-    while (Date.now() < deadline) {
-      try {
-        if ((await probe()).ok) return;
-      } catch {
-        // not up yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`pdns_server's API did not answer within 15 s:\n${output()}`);
-  })();
-  await Promise.race([poll, spawnError, exited]);
-}
 
-async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return;
-  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}

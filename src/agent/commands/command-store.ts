@@ -124,17 +124,22 @@ export class CommandStore {
     await this.write({ ...record, acked: true });
   }
 
-  /** Finished results not acknowledged yet, oldest first. */
-  async unacked(): Promise<UnackedResult[]> {
-    const records = (await this.records()).filter((r) => r.outcome && r.acked === false);
-    records.sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? '') || a.id.localeCompare(b.id));
-    return records.map((r) => ({ id: r.id, outcome: r.outcome! }));
+  /** What an agent starting on this store must pick up, from one read of the records: runs a
+   *  restart cut short, and results not acknowledged yet. Only meaningful at start-up, before any
+   *  command runs in this process (a run in flight looks like a cut-short one). */
+  async recover(): Promise<{ interrupted: InterruptedCommand[]; unacked: UnackedResult[] }> {
+    const records = await this.records();
+    return { interrupted: interruptedOf(records), unacked: unackedOf(records) };
   }
 
-  /** Runs recorded as started and never finished. Only meaningful at start-up, before any command
-   *  runs in this process (a run in flight looks the same). */
+  /** Finished results not acknowledged yet, oldest first. */
+  async unacked(): Promise<UnackedResult[]> {
+    return unackedOf(await this.records());
+  }
+
+  /** Runs recorded as started and never finished (see `recover`). */
   async interrupted(): Promise<InterruptedCommand[]> {
-    return (await this.records()).filter((r) => !r.outcome).map((r) => ({ id: r.id, kind: r.kind, env: r.env ?? null, started_at: r.started_at ?? null }));
+    return interruptedOf(await this.records());
   }
 
   private async records(): Promise<CommandRecord[]> {
@@ -175,4 +180,14 @@ export class CommandStore {
     }
     return pruned;
   }
+}
+
+function unackedOf(records: readonly CommandRecord[]): UnackedResult[] {
+  const finished = records.filter((r) => r.outcome && r.acked === false);
+  finished.sort((a, b) => (a.finished_at ?? '').localeCompare(b.finished_at ?? '') || a.id.localeCompare(b.id));
+  return finished.map((r) => ({ id: r.id, outcome: r.outcome! }));
+}
+
+function interruptedOf(records: readonly CommandRecord[]): InterruptedCommand[] {
+  return records.filter((r) => !r.outcome).map((r) => ({ id: r.id, kind: r.kind, env: r.env ?? null, started_at: r.started_at ?? null }));
 }

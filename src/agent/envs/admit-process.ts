@@ -45,8 +45,11 @@ export function processMismatch(spec: ServiceSpec, p: ProcessPayload): string | 
   if (unsignedFiles.length > 0) return 'secrets, configs and bind mounts are refused for a signed process service: their content is not covered by the signature';
   if (spec.entrypoint !== null) return 'entrypoint: a process service runs `command` only; the envelope signs process.command';
   if (!same(spec.command, p.process.command)) return 'process.command: the Compose command is not the signed one';
-  if (!same(spec.working_dir, p.process.working_dir)) return 'process.working_dir: the Compose working_dir is not the signed one';
-  if (!same(spec.user, p.process.user)) return 'process.user: the Compose user is not the signed one';
+  // Paths and user names are not secrets: they are named, so a signer can see what to sign.
+  if (!same(spec.working_dir, p.process.working_dir)) {
+    return `process.working_dir: the Compose service runs in ${spec.working_dir ?? "its env's own dir"}, the envelope signs ${p.process.working_dir ?? 'none'} (denv deploy gives a process service without one the Compose file's directory)`;
+  }
+  if (!same(spec.user, p.process.user)) return `process.user: the Compose service runs as ${spec.user ?? "its env's own user"}, the envelope signs ${p.process.user ?? 'none'}`;
   const signedCheck = signedRunOf({ healthcheck: p.process.healthcheck }).healthcheck;
   const composeCheck = spec.health.kind === 'command' ? spec.health : null;
   if (!same(composeCheck, signedCheck)) return 'process.healthcheck: the Compose healthcheck is not the signed one (an HTTP x-denv.health runs nothing and needs no signature)';

@@ -37,8 +37,8 @@ export interface LinkOptions {
   readonly onCommand: (msg: CommandMessage) => void;
   /** The control plane stored the result of command `id`. */
   readonly onAck?: (id: string) => void;
-  /** Every heartbeat (`everyMs` apart) while welcomed. */
-  readonly onHeartbeat?: (everyMs: number) => void;
+  /** Every heartbeat while welcomed. */
+  readonly onHeartbeat?: () => void;
   readonly backoff?: BackoffPolicy;
   /** The control plane said this host was removed (`refused` HOST_REMOVED): the link has stopped. */
   readonly onRemoved?: (message: string) => void;
@@ -210,7 +210,7 @@ export class AgentLink {
       }
       this.send({ type: 'heartbeat' });
       if (ws.readyState === WebSocket.OPEN) ws.ping();
-      this.opts.onHeartbeat?.(period);
+      this.opts.onHeartbeat?.();
     }, period);
   }
 

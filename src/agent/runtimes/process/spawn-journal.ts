@@ -14,6 +14,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonOrNull, writeJsonAtomic } from '../../files.js';
 import { Mutex } from '../../mutex.js';
+import { parseStatFields } from '../../telemetry/proc-usage.js';
 import type { ServiceIdentity } from './service-env.js';
 
 export class SpawnJournal {
@@ -60,18 +61,18 @@ export class SpawnJournal {
 
 const keyOf = (id: ServiceIdentity) => JSON.stringify([id.env, id.version, id.service]);
 
-/** Process groups of live processes whose environment names service `id` (zombies and unreadable ones aside). */
+/** Process groups of live processes whose environment names service `id` (unreadable ones aside). */
 export function processGroupsOf(id: ServiceIdentity): number[] {
   const want = [`DENV_ENV=${id.env}`, `DENV_VERSION=${id.version}`, `DENV_SERVICE=${id.service}`];
   const found = new Set<number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // state, ppid, pgrp, …
-      if (fields[0] === 'Z') continue;
+      // A zombie's environ reads empty, so it never matches.
       const environ = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
-      if (want.every((w) => environ.includes(w))) found.add(Number(fields[2]));
+      if (!want.every((w) => environ.includes(w))) continue;
+      const stat = parseStatFields(readFileSync(`/proc/${name}/stat`, 'utf8'));
+      if (stat) found.add(stat.pgrp);
     } catch {
       // gone meanwhile, or not ours to read
     }
