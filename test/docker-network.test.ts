@@ -119,8 +119,9 @@ describe('image services of one env on one network', () => {
 
   it('a container gets its limits, restart policy, stop signal and grace period; an OOM kill shows as OOMKilled in live status', async () => {
     expect((await h.api.post('/v1/projects', { name: 'limits' })).status).toBe(201);
-    // The hog waits until the deploy is over, then reads 64 MB into a shell variable under a 16 MB limit.
-    const command = ['/bin/busybox', 'sh', '-c', '/bin/busybox sleep 6; x=$(/bin/busybox head -c 67108864 /dev/zero | /bin/busybox tr "\\000" a); /bin/busybox sleep 600'];
+    // The hog waits until the test says the deploy is over (it creates /go), then becomes one
+    // process reading 64 MB into one buffer under a 16 MB limit: the kernel can only kill it.
+    const command = ['/bin/busybox', 'sh', '-c', 'until [ -e /go ]; do /bin/busybox sleep 0.2; done; exec /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=1'];
     const res = await h.api.post('/v1/projects/limits/deploy', {
       env: 'production',
       compose: { services: { hog: { image: api.repository, mem_limit: '16m', cpus: 0.5, pids_limit: 64, restart: 'no', stop_signal: 'SIGINT', stop_grace_period: '3s' } } },
@@ -134,6 +135,7 @@ describe('image services of one env on one network', () => {
     expect(inspect.HostConfig).toMatchObject({ Memory: 16 * 1024 * 1024, MemorySwap: 16 * 1024 * 1024, NanoCpus: 500_000_000, PidsLimit: 64, RestartPolicy: { Name: 'no' } });
     expect(inspect.Config.StopSignal).toBe('SIGINT');
     expect(inspect.Config.Labels['com.docker.compose.project']).toMatch(/^denv-/);
+    docker('exec', id, '/bin/busybox', 'touch', '/go');
     const workload = await waitFor(
       async () => {
         const { body } = await h.api.get(`/v1/envs/${dep.env}/status`);

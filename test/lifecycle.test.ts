@@ -3,6 +3,9 @@
  * to that status with a real agent doing the work; an allowed action reaches the status the table
  * says (and its outcome), a refused one answers 409 naming the status and changes nothing.
  */
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env, EnvStatus } from '../src/contracts/domain.js';
@@ -16,7 +19,12 @@ const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 const compose = (env: Record<string, string> = {}) => ({
   services: { web: { command: ['node', APP], environment: env, 'x-denv': { health: { path: '/healthz', timeout: '20s' } } } },
 });
-const SLOW = { STARTUP_DELAY_MS: '2500' };
+/** Starts that hold until the test opens their gate (START_WHEN_FILE): a transient status
+ *  (deploying, upgrading, stopping, tearing_down) lasts however slow the machine is. */
+const GATES = mkdtempSync(path.join(tmpdir(), 'denv-lifecycle-gates-'));
+chmodSync(GATES, 0o755); // services run as an unprivileged user of their own: they must see the gate
+let gates = 0;
+const newGate = () => path.join(GATES, `gate-${++gates}`);
 
 /** Where an allowed action ends once its work is done. */
 const OUTCOME: Record<UserAction, EnvStatus | 'deleted' | 'planned'> = {
@@ -61,7 +69,20 @@ describe('env lifecycle: every (status, action) pair', () => {
       ? h.api.req('DELETE', `/v1/envs/${id}/record`)
       : h.api.post(`/v1/envs/${id}/${action}`, action === 'replan' ? { guidance: GUIDANCE } : {});
 
-  /** A fresh env in `status`. Transient statuses are caught while the slow app starts (~2.5 s). */
+  /** The gate each env's held start waits on; opening it lets the start go on. */
+  const gateOf = new Map<string, string>();
+  const openGate = (id: string) => {
+    const gate = gateOf.get(id);
+    if (gate) writeFileSync(gate, '');
+  };
+  const deployGated = async (project: string, name: string) => {
+    const gate = newGate();
+    const id = await deploy(project, name, compose({ START_WHEN_FILE: gate }));
+    gateOf.set(id, gate);
+    return id;
+  };
+
+  /** A fresh env in `status`. Transient statuses are caught while a gated app waits to start. */
   const REACH: Record<EnvStatus, () => Promise<string>> = {
     planning: async () => {
       const name = `hold-${++n}`;
@@ -76,7 +97,7 @@ describe('env lifecycle: every (status, action) pair', () => {
       return id;
     },
     deploying: async () => {
-      const id = await deploy('auto', `e${++n}`, compose(SLOW));
+      const id = await deployGated('auto', `e${++n}`);
       await statusIs(id, 'deploying');
       return id;
     },
@@ -94,7 +115,7 @@ describe('env lifecycle: every (status, action) pair', () => {
     },
     upgrading: async () => {
       const id = await running();
-      await deploy('auto', (await env(id)).name, compose(SLOW));
+      await deployGated('auto', (await env(id)).name);
       await statusIs(id, 'upgrading');
       return id;
     },
@@ -145,12 +166,14 @@ describe('env lifecycle: every (status, action) pair', () => {
     }
     expect((await env(shared)).status).toBe(before.env.status);
     expect((await h.api.get(`/v1/deployments?env=${shared}`)).body.items.length).toBe(before.deployments);
+    openGate(shared);
 
     // Allowed actions: a fresh env each, acted on at once, then followed to the outcome.
     await Promise.all(
       allowed.map(async (action) => {
         const id = await REACH[status]();
         const res = await act(id, action);
+        openGate(id);
         expect(res.status, `${action} from ${status}: ${JSON.stringify(res.body)}`).toBe(action === 'delete_record' ? 200 : 202);
         const outcome = OUTCOME[action];
         if (outcome === 'deleted') {
