@@ -9,15 +9,17 @@
 //       server reads before `welcome`, 16 KiB), reconnecting as soon as they are closed;
 //   (b) 50 clients post 4 MB nested JSON bodies without a token, in a loop;
 //   (c) 300 SSE streams are open (15 tokens × 20, the per-token cap) on one env.
-// Each is printed next to the quiet figure measured in the same run. The attackers run in a child
+// Each is printed next to the quiet figure measured in the same run, and (a) and (b) are run again
+// against a bare node:http + ws server that only refuses them (abuse-floor-server.mjs): the floor
+// this machine allows. The attackers run in a child
 // process at nice 19 (they stand for remote clients), and the server's CPU use during each
 // measurement is printed beside it. Needs `npm run build` first.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,7 +45,15 @@ if (attackArg > 0) {
 const dir = mkdtempSync(join(tmpdir(), 'denv-abuse-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}`;
-const server = spawn(process.execPath, [bin, 'server', '--port', String(port), '--data-dir', join(dir, 'cp')], { stdio: ['ignore', 'pipe', 'pipe'] });
+// The attackers stand for remote clients: on a machine with more than one core the servers get
+// core 0 and the attackers the others (taskset), so what is measured is what the server spends on
+// them, not the attackers' own CPU. The probe shares core 0 with the server, loaded or quiet.
+const cores = availableParallelism();
+const serverCores = cores > 1 ? ['taskset', '-c', '0'] : [];
+const attackerCores = cores > 1 ? ['taskset', '-c', `1-${cores - 1}`] : [];
+if (cores > 1) execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+const pinned = (argv) => [...serverCores, ...argv];
+const server = spawn(pinned([process.execPath])[0], [...pinned([process.execPath]).slice(1), bin, 'server', '--port', String(port), '--data-dir', join(dir, 'cp')], { stdio: ['ignore', 'pipe', 'pipe'] });
 let serverOut = '';
 server.stdout.on('data', (d) => (serverOut += d));
 server.stderr.on('data', (d) => (serverOut += d));
@@ -59,28 +69,28 @@ const api = async (method, path, body, token = adminToken) => {
   return res.json();
 };
 
-/** CPU time (user + system) the server process has used, in ms. */
-function serverCpuMs() {
-  const fields = readFileSync(`/proc/${server.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU time (user + system) a process has used, in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks at USER_HZ 100
 }
 
 // One keep-alive connection for the probe, so what is measured is the server, not connection set-up.
 const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function healthz() {
+function healthz(base) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.get(`${url}/healthz`, { agent: probeAgent }, (res) => {
+    const req = http.get(`${base}/healthz`, { agent: probeAgent }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`healthz ${res.statusCode}`))));
     });
     req.on('error', reject);
   });
 }
-async function measure() {
+async function measure(base) {
   const ms = [];
   for (let i = 0; i < probes; i++) {
-    ms.push(await healthz());
+    ms.push(await healthz(base));
     await sleep(5);
   }
   return { p50: pct(ms, 50), p99: pct(ms, 99), max: Math.max(...ms) };
@@ -200,35 +210,51 @@ async function attack(kind, url, adminToken) {
 const row = (name, quiet, load, extra) =>
   console.log(`${name.padEnd(44)} quiet p50 ${quiet.p50.toFixed(1).padStart(6)} ms  p99 ${quiet.p99.toFixed(1).padStart(6)} ms | under load p50 ${load.p50.toFixed(1).padStart(6)} ms  p99 ${load.p99.toFixed(1).padStart(7)} ms  max ${load.max.toFixed(0).padStart(5)} ms  (p99 ×${(load.p99 / quiet.p99).toFixed(2)})  ${extra}`);
 
-try {
-  await measure(); // warm-up
-  console.log(`GET /healthz, ${probes} sequential probes per figure, medians over ${rounds} alternating quiet/loaded rounds; denv server on 127.0.0.1:${port}; attackers in a separate process`);
-  for (const [kind, name] of [['a', `(a) 100 sockets, ${preHelloKiB} KiB pre-hello frames`], ['b', '(b) 50 clients, 4 MB bodies, no token'], ['c', '(c) 300 SSE streams open']]) {
-    // Quiet and loaded figures alternate, `rounds` times: on a shared machine a neighbour's burst
-    // would otherwise land on one side only. The medians over the rounds are printed.
-    const quiets = [];
-    const loads = [];
-    const cpus = [];
-    let stats;
-    for (let r = 0; r < rounds; r++) {
-      quiets.push(await measure());
-      // niced: the attackers stand for remote clients, so they should not take the server's CPU
-      const child = spawn('nice', ['-n', '19', process.execPath, fileURLToPath(import.meta.url), '--attack', kind, '--url', url, '--token', adminToken], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      await new Promise((resolve) => child.on('message', (m) => m.ready && resolve()));
-      await sleep(500);
-      const cpu0 = serverCpuMs();
-      const wall0 = performance.now();
-      loads.push(await measure());
-      cpus.push((100 * (serverCpuMs() - cpu0)) / (performance.now() - wall0));
-      stats = await new Promise((resolve) => { child.on('message', (m) => m.stats && resolve(m.stats)); child.send('stats'); });
-      child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
-    }
-    const med = (xs, k) => pct(xs.map((x) => x[k]), 50);
-    row(name, { p50: med(quiets, 'p50'), p99: med(quiets, 'p99') }, { p50: med(loads, 'p50'), p99: med(loads, 'p99'), max: Math.max(...loads.map((x) => x.max)) },
-      `server CPU ${pct(cpus, 50).toFixed(0)}%  p99 per round: quiet ${quiets.map((x) => x.p99.toFixed(1)).join('/')} loaded ${loads.map((x) => x.p99.toFixed(1)).join('/')}  last round ${JSON.stringify(stats)}`);
+/** Quiet and loaded figures of `kind` against `target` ({url, pid, token}), alternating `rounds`
+ *  times (on a shared machine a neighbour's burst would otherwise land on one side only); the
+ *  medians over the rounds are printed. */
+async function rounds_(kind, name, target) {
+  const quiets = [];
+  const loads = [];
+  const cpus = [];
+  let stats;
+  for (let r = 0; r < rounds; r++) {
+    quiets.push(await measure(target.url));
+    // niced: the attackers stand for remote clients, so they should not take the server's CPU
+    const child = spawn([...attackerCores, 'nice'][0], [...[...attackerCores, 'nice'].slice(1), '-n', '19', process.execPath, fileURLToPath(import.meta.url), '--attack', kind, '--url', target.url, '--token', target.token], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await new Promise((resolve) => child.on('message', (m) => m.ready && resolve()));
+    await sleep(500);
+    const cpu0 = cpuMs(target.pid);
+    const wall0 = performance.now();
+    loads.push(await measure(target.url));
+    cpus.push((100 * (cpuMs(target.pid) - cpu0)) / (performance.now() - wall0));
+    stats = await new Promise((resolve) => { child.on('message', (m) => m.stats && resolve(m.stats)); child.send('stats'); });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
   }
+  const med = (xs, k) => pct(xs.map((x) => x[k]), 50);
+  row(name, { p50: med(quiets, 'p50'), p99: med(quiets, 'p99') }, { p50: med(loads, 'p50'), p99: med(loads, 'p99'), max: Math.max(...loads.map((x) => x.max)) },
+    `server CPU ${pct(cpus, 50).toFixed(0)}%  p99 per round: quiet ${quiets.map((x) => x.p99.toFixed(1)).join('/')} loaded ${loads.map((x) => x.p99.toFixed(1)).join('/')}  last round ${JSON.stringify(stats)}`);
+}
+
+// The floor (abuse-floor-server.mjs): the same attacks against a bare node:http + ws server that
+// refuses them and does nothing else, so the ratios above can be read against what this machine
+// allows at all.
+const floorPort = await freePort();
+const floor = spawn(pinned([process.execPath])[0], [...pinned([process.execPath]).slice(1), join(root, 'bench', 'abuse-floor-server.mjs'), String(floorPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((resolve) => floor.stdout.once('data', resolve));
+const attacks = [['a', `(a) 100 sockets, ${preHelloKiB} KiB pre-hello frames`], ['b', '(b) 50 clients, 4 MB bodies, no token'], ['c', '(c) 300 SSE streams open']];
+try {
+  const denv = { url, pid: server.pid, token: adminToken };
+  await measure(url); // warm-up
+  console.log(`GET /healthz, ${probes} sequential probes per figure, medians over ${rounds} alternating quiet/loaded rounds; denv server on 127.0.0.1:${port}; attackers in a separate process${cores > 1 ? `; server and probe on core 0, attackers on cores 1-${cores - 1}` : ' sharing the one core'}`);
+  for (const [kind, name] of attacks) await rounds_(kind, name, denv);
+  const bare = { url: `http://127.0.0.1:${floorPort}`, pid: floor.pid, token: 'none' };
+  await measure(bare.url);
+  console.log('the floor: the same attacks against a bare node:http + ws server that only refuses them (bench/abuse-floor-server.mjs)');
+  for (const [kind, name] of attacks.slice(0, 2)) await rounds_(kind, `${name} [floor]`, bare);
 } finally {
+  floor.kill('SIGTERM');
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));
   rmSync(dir, { recursive: true, force: true });

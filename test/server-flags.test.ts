@@ -3,8 +3,12 @@
  * and tests set the heartbeat timings of a real server process. A real agent is frozen (SIGSTOP):
  * its host turns degraded, then disconnected, at the times given, and connected again once it
  * runs.
+ *
+ * `--max-unauthenticated-agents --hello-timeout --streams-per-token` (issue 10): the abuse limits
+ * are the operator's to set, on a real server process, and each holds at the value given.
  */
 import { readFileSync } from 'node:fs';
+import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Api, waitFor } from './helpers/api.js';
@@ -46,5 +50,52 @@ describe('denv server heartbeat flags', () => {
     expect(disconnectedIn).toBeGreaterThan(degradedIn);
     agent.proc.kill('SIGCONT');
     await waitFor(async () => (await status()) === 'connected', 30_000, 'connected again');
+  });
+
+  it('holds agent sockets and event streams to the limits given on the command line', async () => {
+    const dataDir = freshDataDir();
+    const cpDir = join(dataDir, 'cp');
+    seedPGlite(cpDir);
+    const port = await freePort();
+    const server = spawnDenv(['server', '--port', String(port), '--data-dir', cpDir, '--max-unauthenticated-agents', '1', '--hello-timeout', '700', '--streams-per-token', '2']);
+    children.push(server);
+    await server.waitForOutput(/127\.0\.0\.1/);
+    const api = new Api(`http://127.0.0.1:${port}`, readFileSync(join(cpDir, 'admin-token'), 'utf8').trim());
+
+    // One silent socket is held (the default is 64); a second is refused at the upgrade.
+    const silent = new WebSocket(`ws://127.0.0.1:${port}/agent/ws`);
+    const openedAt = await new Promise<number>((resolve, reject) => { silent.once('open', () => resolve(Date.now())); silent.once('error', reject); });
+    const closed = new Promise<{ code: number; after: number }>((resolve) => silent.once('close', (code) => resolve({ code, after: Date.now() - openedAt })));
+    const second = new WebSocket(`ws://127.0.0.1:${port}/agent/ws`);
+    const refusedWith = await new Promise<number>((resolve, reject) => {
+      second.once('unexpected-response', (_req, res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      second.once('open', () => reject(new Error('a second unauthenticated socket was accepted over --max-unauthenticated-agents 1')));
+      second.once('error', () => {});
+    });
+    expect(refusedWith).toBe(503);
+    // The silent one is closed at the hello deadline given (the default is 10 s).
+    const { code, after } = await closed;
+    expect(code).toBe(4008);
+    expect(after).toBeGreaterThanOrEqual(600);
+    expect(after).toBeLessThan(9000);
+
+    // Two event streams per token (the default is 20); the third is refused with the limit named.
+    await api.post('/v1/projects', { name: 'watched', approval: 'required' });
+    const { env } = (await api.post('/v1/projects/watched/deploy', { compose: { services: { web: { command: ['true'] } } } })).body as { env: { id: string } };
+    const held: AbortController[] = [];
+    const stream = async () => {
+      const ac = new AbortController();
+      held.push(ac);
+      return fetch(`${api.url}/v1/envs/${env.id}/status/stream`, { headers: { authorization: `Bearer ${api.token}` }, signal: ac.signal });
+    };
+    try {
+      expect((await stream()).status).toBe(200);
+      expect((await stream()).status).toBe(200);
+      const third = await stream();
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as { error: { message: string } }).error.message).toMatch(/the limit is 2\b/);
+    } finally {
+      for (const ac of held) ac.abort();
+    }
   });
 });

@@ -17,6 +17,10 @@ interface ServerOptions {
   readonly heartbeat?: number;
   readonly degradedAfter?: number;
   readonly disconnectedAfter?: number;
+  readonly maxUnauthenticatedAgents?: number;
+  readonly helloTimeout?: number;
+  readonly hellosPerSecond?: number;
+  readonly streamsPerToken?: number;
 }
 
 const positiveMs = (v: string): number => {
@@ -31,6 +35,12 @@ const wholeNumber = (v: string): number => {
   return n;
 };
 
+const count = (v: string): number => {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > 100_000) throw new InvalidArgumentError('expected a whole number from 1 to 100000');
+  return n;
+};
+
 export function registerServer(program: Command): void {
   program
     .command('server')
@@ -42,6 +52,12 @@ export function registerServer(program: Command): void {
     .addOption(new Option('--heartbeat <ms>', 'how often agents are told to heartbeat (default 30000)').argParser(positiveMs).env('DENV_HEARTBEAT_MS'))
     .addOption(new Option('--degraded-after <ms>', 'a host without a heartbeat for this long is degraded (default 120000)').argParser(positiveMs).env('DENV_DEGRADED_AFTER_MS'))
     .addOption(new Option('--disconnected-after <ms>', 'a host without a heartbeat for this long is disconnected (default 600000)').argParser(positiveMs).env('DENV_DISCONNECTED_AFTER_MS'))
+    // Abuse limits (docs/security.md): what an anonymous caller of /agent/ws, or one token's event
+    // streams, may hold.
+    .addOption(new Option('--max-unauthenticated-agents <n>', 'agent sockets held open before their hello is welcomed; more are refused with 503 (default 64)').argParser(count).env('DENV_MAX_UNAUTHENTICATED_AGENTS'))
+    .addOption(new Option('--hello-timeout <ms>', 'an agent socket not welcomed within this long is closed (default 10000)').argParser(positiveMs).env('DENV_HELLO_TIMEOUT_MS'))
+    .addOption(new Option('--hellos-per-second <n>', 'agent hellos checked per second; more are closed unread and retried by the agent (default 100)').argParser(count).env('DENV_HELLOS_PER_SECOND'))
+    .addOption(new Option('--streams-per-token <n>', 'event streams (SSE) one API token may hold open; more are refused with 429 (default 20)').argParser(count).env('DENV_STREAMS_PER_TOKEN'))
     .addOption(new Option('--keep-snapshots <n>', 'snapshot retention: keep the snapshots of the current version and of this many latest healthy versions per env (default 3), plus those forks and running operations need').argParser(wholeNumber).env('DENV_KEEP_SNAPSHOTS'))
     .addHelpText(
       'after',
@@ -63,6 +79,8 @@ export function registerServer(program: Command): void {
           port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say,
           resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout, keepSnapshots: opts.keepSnapshots,
           heartbeatMs: opts.heartbeat, degradedAfterMs: opts.degradedAfter, disconnectedAfterMs: opts.disconnectedAfter,
+          agentAdmission: definedOnly({ maxUnauthenticated: opts.maxUnauthenticatedAgents, helloTimeoutMs: opts.helloTimeout, hellosPerSecond: opts.hellosPerSecond }),
+          streamLimits: definedOnly({ perToken: opts.streamsPerToken }),
         });
         try {
           say(`denv control plane listening on ${cp.url}`);
@@ -77,6 +95,11 @@ export function registerServer(program: Command): void {
         shutdown.dispose();
       }
     });
+}
+
+/** `o` without its undefined fields, so that the limits' defaults apply to what was not given. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** A database URL with its password hidden, for the start-up banner. */
