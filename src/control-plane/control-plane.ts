@@ -3,12 +3,12 @@
  * `startControlPlane` is what `denv server` and `denv dev` run, and what tests start.
  */
 import { randomUUID } from 'node:crypto';
-import { validateComposeSchema } from '../contracts/compose/schema.js';
 import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
 import { createEnrollmentKey } from './api/hosts.js';
 import { buildServer } from './api/server.js';
+import { SpecLoader } from './api/spec-loader.js';
 import { StreamHub, type StreamLimits } from './api/stream-hub.js';
 import { createBus } from './bus.js';
 import { AgentGateway, type AdmissionLimits } from './gateway/agent-gateway.js';
@@ -81,11 +81,14 @@ export interface ControlPlane {
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? ((line: string) => console.error(line));
   const opening = openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, log });
-  // While the database opens (the embedded one in a thread of its own), compile the Compose schema
-  // validator (~200 ms): the first deploy request would otherwise compile it while every other
-  // request waits (bench/load.mjs).
-  validateComposeSchema({ services: {} });
-  const store = await opening;
+  // Compose documents are loaded in a thread of their own, which compiles the schema validator
+  // (~200 ms) while the database opens.
+  const specs = new SpecLoader({ log });
+  specs.warm();
+  const store = await opening.catch(async (err: unknown) => {
+    await specs.close();
+    throw err;
+  });
   const { db } = store;
   const bus = createBus();
   const heartbeatMs = opts.heartbeatMs ?? 30_000;
@@ -114,7 +117,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const keepSnapshots = opts.keepSnapshots ?? DEFAULT_KEEP_SNAPSHOTS;
   const retention = new SnapshotRetention({ db, agents, keepRecent: keepSnapshots, log });
   // The API's statements go ahead of background work on the embedded store's one connection (db.ts).
-  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, keepSnapshots }, { version: VERSION, log, metrics });
+  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, keepSnapshots }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(
@@ -131,6 +134,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
   } catch (err) {
     clearInterval(healthTimer);
+    await specs.close();
     await store.close();
     throw err;
   }
@@ -159,6 +163,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       streams.close();
       await notifier.close();
       await app.close();
+      await specs.close();
       await store.close();
     },
   };

@@ -23,7 +23,7 @@ export const MODULES = {
   auth: {
     title: 'auth and secrets',
     mutate: ['src/control-plane/auth/*.ts', 'src/control-plane/api/auth.ts', 'src/control-plane/admin-token.ts'],
-    tests: ['test/security/credentials.test.ts', 'test/security/stored-secrets.test.ts'],
+    tests: ['test/auth.test.ts', 'test/security/credentials.test.ts', 'test/security/stored-secrets.test.ts'],
   },
   envelope: {
     title: 'envelope parsing and verification',

@@ -1,8 +1,7 @@
 import { createProjectBody, deployBody, revealListQuery, revealQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
-import { splitCommand, type Spec } from '../../contracts/spec.js';
-import { loadSpec } from '../../contracts/load-spec.js';
+import { splitCommand } from '../../contracts/spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
@@ -11,10 +10,6 @@ import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
 import { COMPOSE_BODY_LIMIT, route } from './route.js';
 
-async function composeObject(compose: string | Record<string, unknown>): Promise<{ spec: Spec; stored: unknown }> {
-  const spec = await loadSpec(compose);
-  return { spec, stored: compose };
-}
 
 /** A project as read back: its default Compose with secret values masked unless `reveal`. */
 function projectView(r: ProjectRow, reveal: boolean) {
@@ -25,8 +20,9 @@ function projectView(r: ProjectRow, reveal: boolean) {
 export const projectRoutes = [
   route({
     method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201, bodyLimit: COMPOSE_BODY_LIMIT,
-    async handler({ db }, { auth, body }) {
-      const stored = body.compose !== undefined ? (await composeObject(body.compose)).stored : null; // validates first: nothing written on bad Compose
+    async handler({ db, specs }, { auth, body }) {
+      if (body.compose !== undefined) await specs.load(body.compose); // validates first: nothing written on bad Compose
+      const stored = body.compose ?? null;
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
@@ -52,13 +48,13 @@ export const projectRoutes = [
   }),
   route({
     method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202, bodyLimit: COMPOSE_BODY_LIMIT,
-    async handler({ db, bus }, { auth, body, params }) {
+    async handler({ db, bus, specs }, { auth, body, params }) {
       if (body.source) throw new DenvError('BAD_REQUEST', 'source: deploy-from-source is not available yet; send compose');
       if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
       const project = await findProject(db, auth.team, params.project!);
       const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
       if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
-      const spec = await loadSpec(compose);
+      const spec = await specs.load(compose);
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {

@@ -10,6 +10,7 @@ import type { Engine } from '../operations/engine.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
 import type { StreamHub } from './stream-hub.js';
+import type { SpecLoader } from './spec-loader.js';
 
 /** What a team token may do, weakest first: `read` (GET), `deploy` (also deploy and operate
  *  envs), `admin` (also tokens, enrollment keys, hosts, and `reveal=true` on reads). */
@@ -31,6 +32,8 @@ export interface ApiContext {
   readonly agents: AgentGateway;
   /** Event streams: per-token caps and the shared pollers. */
   readonly streams: StreamHub;
+  /** Compose documents are loaded into Specs here, off the API's thread (spec-loader.ts). */
+  readonly specs: SpecLoader;
   /** Snapshot retention: healthy versions kept besides the current one (default DEFAULT_KEEP_SNAPSHOTS). */
   readonly keepSnapshots?: number;
 }

@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { DenvError } from '../../contracts/errors.js';
 import { runOrThrow } from '../../lib/exec.js';
+import { moduleExecArgv, moduleScript, spawnModuleWorker } from '../../lib/module-worker.js';
 import type { Db } from './db.js';
 import type { PGliteReply, PGliteRequest, PGliteWorkerData, SerializedError } from './pglite-worker.js';
 
@@ -21,23 +22,13 @@ function toError(e: SerializedError): Error {
   return Object.assign(new Error(e.message), e.fields);
 }
 
-/**
- * The worker's and the init script's files: dist/…/<name>.js, or, when this module runs from
- * source (vitest), the .ts file loaded through tsx (a dev dependency): neither a worker nor a child
- * inherits the test runner's TypeScript transform.
- */
-const fromSource = import.meta.url.endsWith('.ts');
-const script = (name: string) => new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
-
 function spawnWorker(data: PGliteWorkerData): Worker {
-  const file = script('pglite-worker');
-  if (!fromSource) return new Worker(file, { workerData: data });
-  return new Worker(`import('tsx/esm/api').then((t) => t.register()).then(() => import(${JSON.stringify(file.href)}))`, { eval: true, workerData: data });
+  return spawnModuleWorker(import.meta.url, 'pglite-worker', { workerData: data });
 }
 
 /** initdb and the migrations in a child process (pglite-init.ts says why). */
 async function initialise(dir: string): Promise<void> {
-  await runOrThrow([process.execPath, ...(fromSource ? ['--import', 'tsx'] : []), fileURLToPath(script('pglite-init')), dir], { timeoutMs: 5 * 60_000 });
+  await runOrThrow([process.execPath, ...moduleExecArgv(import.meta.url), fileURLToPath(moduleScript(import.meta.url, 'pglite-init')), dir], { timeoutMs: 5 * 60_000 });
 }
 
 /** One worker: requests numbered, answers matched; a dead worker fails every open and later request. */
