@@ -9,6 +9,7 @@ import { startControlPlane } from '../src/control-plane/control-plane.js';
 import { MIGRATIONS, migrate } from '../src/control-plane/store/migrations.js';
 import { openStore } from '../src/control-plane/store/open-store.js';
 import { openPGlite } from '../src/control-plane/store/pglite-db.js';
+import { PGDATA_TEMPLATE } from '../src/control-plane/store/pglite-template.js';
 import type { Db } from '../src/control-plane/store/db.js';
 import { Api } from './helpers/api.js';
 import { spawnDenv } from './helpers/processes.js';
@@ -105,6 +106,26 @@ describe('embedded store in a worker thread', () => {
     await storeOptions('pglite', dataDir);
     return openPGlite(join(dataDir, 'pgdata'));
   };
+
+  it('starts a new database as a copy of the template the build made, or with initdb when there is none; both migrated', async () => {
+    expect(existsSync(join(PGDATA_TEMPLATE, 'PG_VERSION')), `${PGDATA_TEMPLATE}: npm run build makes it`).toBe(true);
+    // initdb gives every cluster a random system identifier; a copy keeps its template's.
+    const firstStart = async (template: string | null) => {
+      const db = await openPGlite(join(freshDataDir(), 'pgdata'), { template });
+      try {
+        await migrate(db);
+        const [control] = await db.query<{ id: string }>('select system_identifier::text as id from pg_control_system()');
+        const migrations = await db.query<{ id: number }>('select id from schema_migrations order by id');
+        return { id: control!.id, migrations: migrations.map((m) => m.id) };
+      } finally {
+        await db.close();
+      }
+    };
+    const [copyA, copyB, initdb] = [await firstStart(PGDATA_TEMPLATE), await firstStart(PGDATA_TEMPLATE), await firstStart(null)];
+    expect(copyB.id).toBe(copyA.id);
+    expect(initdb.id).not.toBe(copyA.id);
+    for (const s of [copyA, copyB, initdb]) expect(s.migrations).toEqual(MIGRATIONS.map((m) => m.id));
+  });
 
   it('runs what arrives during a transaction after it, in order, as one connection does', async () => {
     const db = await open();

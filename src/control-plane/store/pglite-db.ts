@@ -1,9 +1,8 @@
-import { existsSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { DenvError } from '../../contracts/errors.js';
-import { runOrThrow } from '../../lib/exec.js';
-import { moduleExecArgv, moduleScript, spawnModuleWorker } from '../../lib/module-worker.js';
+import { spawnModuleWorker } from '../../lib/module-worker.js';
+import { holdsDatabase, initialiseDatabase, PGDATA_TEMPLATE } from './pglite-template.js';
 import type { Db } from './db.js';
 import type { PGliteReply, PGliteRequest, PGliteWorkerData, SerializedError } from './pglite-worker.js';
 
@@ -26,10 +25,6 @@ function spawnWorker(data: PGliteWorkerData): Worker {
   return spawnModuleWorker(import.meta.url, 'pglite-worker', { workerData: data });
 }
 
-/** initdb and the migrations in a child process (pglite-init.ts says why). */
-async function initialise(dir: string): Promise<void> {
-  await runOrThrow([process.execPath, ...moduleExecArgv(import.meta.url), fileURLToPath(moduleScript(import.meta.url, 'pglite-init')), dir], { timeoutMs: 5 * 60_000 });
-}
 
 /** One worker: requests numbered, answers matched; a dead worker fails every open and later request. */
 class PGliteThread {
@@ -212,16 +207,19 @@ function laneHandle(thread: PGliteThread, gate: Gate, first: boolean, close: () 
 
 /**
  * Open (and on first use initialise) an embedded PostgreSQL in `dir`, run in a worker thread
- * (pglite-worker.ts says why). A missing database is created and migrated by a short-lived process
- * in `<dir>.init` and moved to `dir` once complete, so a start interrupted during initdb leaves no
- * half-made database behind. The caller must hold the data-dir lock.
+ * (pglite-worker.ts says why). A missing database is a copy of `template` (the one made at build
+ * time, pglite-template.ts) or, without one, made by initdb and migrated in a short-lived process;
+ * either way in `<dir>.init`, moved to `dir` once complete, so a start interrupted meanwhile leaves
+ * no half-made database behind. The caller must hold the data-dir lock.
  */
-export async function openPGlite(dir: string): Promise<Db> {
-  if (!existsSync(`${dir}/PG_VERSION`)) {
+export async function openPGlite(dir: string, o: { readonly template?: string | null } = {}): Promise<Db> {
+  if (!holdsDatabase(dir)) {
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} holds files but no database (no PG_VERSION): move it away to start with a new one`);
     const staging = `${dir}.init`;
     rmSync(staging, { recursive: true, force: true });
-    await initialise(staging);
+    const template = o.template === undefined ? PGDATA_TEMPLATE : o.template;
+    if (template !== null && holdsDatabase(template)) cpSync(template, staging, { recursive: true });
+    else await initialiseDatabase(staging);
     if (existsSync(dir)) rmdirSync(dir); // empty (checked above)
     renameSync(staging, dir);
   }
