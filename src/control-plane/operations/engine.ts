@@ -136,6 +136,12 @@ export class Engine {
     if (rows.length === 0) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
     if (fields.status) dep.status = fields.status;
     if (fields.error !== undefined) dep.error = fields.error;
+    this.announce(dep);
+  }
+
+  /** Tell the bus a committed change of `dep`: its id to everyone, what was stored to the metrics. */
+  private announce(dep: DeploymentRow): void {
+    this.opts.bus.emit('progress', { id: dep.id, kind: dep.kind, status: dep.status, phases: dep.phases });
     this.opts.bus.emit('deployment', dep.id);
   }
 
@@ -241,7 +247,7 @@ export class Engine {
         await appendEvent(tx, { team: dep.team, subject, type: 'deployment.finished', data: { status, took_ms: tookMs, error: dep.error } });
       }
     });
-    this.opts.bus.emit('deployment', dep.id);
+    this.announce(dep);
   }
 }
 

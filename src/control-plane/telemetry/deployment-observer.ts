@@ -1,13 +1,12 @@
 /**
  * Feeds the deployment counters and the phase duration histogram of `/metrics` from the bus:
- * every `deployment` event (the engine emits one per transition) re-reads that deployment and
- * observes what is new — its start, each phase that finished, its end. Each replica observes the
- * deployments it runs. Events keep coming after a deployment ended (the API and the engine both
- * announce changes), so ended ones stay remembered too. Bounded: the last `MAX_TRACKED`.
+ * every `progress` event (the engine emits one per committed transition, with what it stored)
+ * is compared with what was seen of that deployment — its start, each phase that finished, its
+ * end. Each replica observes the deployments it runs. A deployment's events can repeat after it
+ * ended (a resumed run commits its end again), so ended ones stay remembered. Bounded: the last
+ * `MAX_TRACKED`.
  */
-import type { Phase } from '../../contracts/domain.js';
-import type { Bus } from '../bus.js';
-import type { Db } from '../store/db.js';
+import type { Bus, DeploymentProgress } from '../bus.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
 const MAX_TRACKED = 10_000;
@@ -21,19 +20,19 @@ export interface DeploymentSink {
 export class DeploymentObserver {
   /** id → phases observed, and whether its end was counted. */
   private readonly tracked = new Map<string, { phases: Set<string>; ended: boolean }>();
-  private readonly onDeployment = (id: string) => void this.observe(id).catch(() => {});
+  private readonly onProgress = (row: DeploymentProgress) => this.observe(row);
 
-  constructor(private readonly db: Db, private readonly bus: Bus, private readonly sink: DeploymentSink) {
-    bus.on('deployment', this.onDeployment);
+  constructor(private readonly bus: Bus, private readonly sink: DeploymentSink) {
+    bus.on('progress', this.onProgress);
   }
 
   close(): void {
-    this.bus.off('deployment', this.onDeployment);
+    this.bus.off('progress', this.onProgress);
   }
 
-  async observe(id: string): Promise<void> {
-    const row = (await this.db.query<{ kind: string; status: string; phases: Phase[] }>('select kind, status, phases from deployments where id = $1', [id]))[0];
-    if (!row || row.status === 'pending') return;
+  observe(row: DeploymentProgress): void {
+    const { id } = row;
+    if (row.status === 'pending') return;
     let seen = this.tracked.get(id);
     if (seen?.ended) return;
     if (!seen) {

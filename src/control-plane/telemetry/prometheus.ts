@@ -75,7 +75,7 @@ export function createControlPlaneMetrics(db: Db, bus: Bus): ControlPlaneMetrics
   sweeps.onRun((name, ms) => sweepDuration.observe({ sweep: name }, ms / 1000));
   const latency = new Histogram({ name: 'denv_api_request_duration_seconds', help: 'API request latency by route template', labelNames: ['method', 'route', 'status'] as const, buckets: LATENCY_BUCKETS, registers });
 
-  const observer = new DeploymentObserver(db, bus, {
+  const observer = new DeploymentObserver(bus, {
     started: (kind) => started.inc({ kind }),
     finished: (kind, status) => finished.inc({ kind, status }),
     phase: (kind, phase, status, seconds) => phases.observe({ kind, phase, status }, seconds),
