@@ -27,7 +27,9 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json', 'module-scores'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  ignorePatterns: ['test-output', 'reports'],
+  // The build's database template (pglite-template.ts): Stryker's sandbox copy drops its empty
+  // directories, which PGlite needs; without it the sandbox's first starts run initdb instead.
+  ignorePatterns: ['test-output', 'reports', 'dist/pgdata-template', 'dist/pgdata-template.*'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
 };
