@@ -41,6 +41,10 @@ export class ApiClient {
     return this.request<T>('POST', path, body, signal);
   }
 
+  put<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('PUT', path, body, signal);
+  }
+
   delete<T>(path: string, signal?: AbortSignal): Promise<T> {
     return this.request<T>('DELETE', path, undefined, signal);
   }

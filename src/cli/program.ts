@@ -12,6 +12,7 @@ import { registerDeploy } from './commands/deploy.js';
 import { registerDeployment } from './commands/deployment.js';
 import { registerDeployments } from './commands/deployments.js';
 import { registerDev } from './commands/dev.js';
+import { registerEdge } from './commands/edge.js';
 import { registerEnrollmentKey } from './commands/enrollment-key.js';
 import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
@@ -77,6 +78,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerHosts(program);
   registerEnrollmentKey(program);
   registerTokens(program);
+  registerEdge(program);
   registerSign(program);
   registerPreflight(program);
   registerConfig(program);

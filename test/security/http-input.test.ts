@@ -83,6 +83,15 @@ describe('HTTP input before and after authentication', () => {
     expect(inQuery.status).toBe(400);
   });
 
+  it('refuses malformed JSON without echoing any of it (it may hold a secret)', async () => {
+    for (const body of ['{"api_key": hunter2secret}', '{"api_key":"hunter2secret" x}', '{"api_key":"hunter2secret']) {
+      const res = await raw(`${cp.url}/v1/projects`, { token: cp.adminToken, body });
+      expect(res.status, body).toBe(400);
+      expect(res.body.error.message).toMatch(/^body: not valid JSON( \(at position \d+\))?$/);
+      expect(JSON.stringify(res.body)).not.toContain('hunter2');
+    }
+  });
+
   it('refuses a paging cursor it did not make with 400', async () => {
     for (const after of [
       'garbage',

@@ -53,7 +53,9 @@ export function parseJsonBody(text: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new DenvError('BAD_REQUEST', `body: not valid JSON (${(err as Error).message})`);
+    // Only the position: V8's message quotes the input, which may hold a secret the caller sent.
+    const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+    throw new DenvError('BAD_REQUEST', `body: not valid JSON${at === undefined ? '' : ` (at position ${at})`}`);
   }
   const nul = nulPath(value);
   if (nul) throw new DenvError('BAD_REQUEST', `${nul}: NUL characters are not allowed`);

@@ -12,6 +12,7 @@ import { parseOrThrow } from '../../contracts/validation.js';
 import { authenticate, scopeAllows } from './auth.js';
 import { registerJsonBody } from './json-body.js';
 import { deploymentRoutes } from './deployments.js';
+import { edgeRoutes } from './edge.js';
 import { envRoutes } from './envs.js';
 import { envOperationRoutes } from './env-operations.js';
 import { envLifecycleRoutes } from './env-lifecycle.js';
@@ -38,7 +39,7 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {

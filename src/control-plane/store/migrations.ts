@@ -276,6 +276,23 @@ create table idempotency_keys (
 );
 `,
   },
+  {
+    id: 8,
+    name: 'team_edge',
+    sql: `
+-- Issue 12: a team's edge settings (PUT /v1/edge). proxy and dns are the provider configs as
+-- providers take them (src/edge/edge-config.ts), secrets included in clear: the control plane
+-- must hand them to the providers. The API shows them only through redactProxyConfig/
+-- redactDnsConfig. A null column is "not set".
+create table team_edge (
+  team text primary key references teams(id),
+  base_domain text,
+  proxy jsonb,
+  dns jsonb,
+  updated_at timestamptz(3) not null default now()
+);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */
