@@ -17,6 +17,8 @@ import { startHarness, type Harness } from '../helpers/harness.js';
 import { twoTeams, type TwoTeams } from './two-teams.js';
 
 const SECRET = 'sekrit-9f3a1c77';
+/** A's DNS provider key (team edge settings): never in any answer, to A or B. */
+const EDGE_SECRET = 'edgekey-5b21d0e9';
 
 interface OpenApi {
   paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean }[]; requestBody?: unknown }>>;
@@ -53,8 +55,10 @@ describe('cross-team matrix and masking', () => {
     const gone = await t.a.post('/v1/tokens', { name: 'revoked' });
     expect((await t.a.req('DELETE', `/v1/tokens/${gone.body.id}`)).status).toBe(200);
     revoked = new Api(h.cp.url, gone.body.token);
+    const edge = await t.a.req('PUT', '/v1/edge', { base_domain: 'alpha-zone.example', dns: { provider: 'powerdns', api_url: 'http://127.0.0.1:8081', api_key: EDGE_SECRET, zone: 'alpha-zone.example' } });
+    expect(edge.status).toBe(200);
     a = { team, project, env, deployment: dep.body.deployment.id, version, plan, host: h.hostId, enrollmentKey, spareToken };
-    markers = [...Object.values(a), 'alpha-app', 'test-host', SECRET];
+    markers = [...Object.values(a), 'alpha-app', 'test-host', SECRET, EDGE_SECRET, 'alpha-zone.example'];
   }, 120_000);
 
   afterAll(async () => {
@@ -71,6 +75,7 @@ describe('cross-team matrix and masking', () => {
       host: (await t.a.get('/v1/hosts')).body.items.map((x: { id: string; status: string }) => [x.id, x.status]),
       tokens: (await t.a.get('/v1/tokens')).body.items.map((x: { id: string; revoked_at: string | null }) => [x.id, x.revoked_at]),
       keys: (await t.a.get('/v1/enrollment-keys')).body.items.map((x: { id: string; state: string }) => [x.id, x.state]),
+      edge: (await t.a.get('/v1/edge')).body,
     };
   }
 
