@@ -49,6 +49,9 @@ describe('agent away longer than the phase timeout', () => {
     // The agent dies as it starts v2's env.create, and stays away.
     await agent.kill('SIGKILL');
     agent = startAgentProcess({ control: cp.url, dataDir: agentDir, ports, env: killPointsEnv(['command:env.create:start'], join(dir, 'fired')) });
+    // Connected before v2 is deployed: on a loaded machine a slow agent start would otherwise
+    // outlast the 4 s phase timeout, and the command it should die on would never reach it.
+    await agent.waitForOutput(/welcomed as/);
     const id = await deploy('v2');
     await exitOf(agent);
     const dep = await api.finished(id, 60_000);
