@@ -52,8 +52,9 @@ const cores = availableParallelism();
 const serverCores = cores > 1 ? ['taskset', '-c', '0'] : [];
 const attackerCores = cores > 1 ? ['taskset', '-c', `1-${cores - 1}`] : [];
 if (cores > 1) execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
-const pinned = (argv) => [...serverCores, ...argv];
-const server = spawn(pinned([process.execPath])[0], [...pinned([process.execPath]).slice(1), bin, 'server', '--port', String(port), '--data-dir', join(dir, 'cp')], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawn `argv` behind `prefix` (a taskset or nice command line, possibly empty). */
+const spawnBehind = (prefix, argv, opts) => spawn([...prefix, ...argv][0], [...prefix, ...argv].slice(1), opts);
+const server = spawnBehind(serverCores, [process.execPath, bin, 'server', '--port', String(port), '--data-dir', join(dir, 'cp')], { stdio: ['ignore', 'pipe', 'pipe'] });
 let serverOut = '';
 server.stdout.on('data', (d) => (serverOut += d));
 server.stderr.on('data', (d) => (serverOut += d));
@@ -213,7 +214,7 @@ const row = (name, quiet, load, extra) =>
 /** Quiet and loaded figures of `kind` against `target` ({url, pid, token}), alternating `rounds`
  *  times (on a shared machine a neighbour's burst would otherwise land on one side only); the
  *  medians over the rounds are printed. */
-async function rounds_(kind, name, target) {
+async function measureAttack(kind, name, target) {
   const quiets = [];
   const loads = [];
   const cpus = [];
@@ -221,7 +222,7 @@ async function rounds_(kind, name, target) {
   for (let r = 0; r < rounds; r++) {
     quiets.push(await measure(target.url));
     // niced: the attackers stand for remote clients, so they should not take the server's CPU
-    const child = spawn([...attackerCores, 'nice'][0], [...[...attackerCores, 'nice'].slice(1), '-n', '19', process.execPath, fileURLToPath(import.meta.url), '--attack', kind, '--url', target.url, '--token', target.token], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = spawnBehind([...attackerCores, 'nice', '-n', '19'], [process.execPath, fileURLToPath(import.meta.url), '--attack', kind, '--url', target.url, '--token', target.token], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     await new Promise((resolve) => child.on('message', (m) => m.ready && resolve()));
     await sleep(500);
     const cpu0 = cpuMs(target.pid);
@@ -241,18 +242,18 @@ async function rounds_(kind, name, target) {
 // refuses them and does nothing else, so the ratios above can be read against what this machine
 // allows at all.
 const floorPort = await freePort();
-const floor = spawn(pinned([process.execPath])[0], [...pinned([process.execPath]).slice(1), join(root, 'bench', 'abuse-floor-server.mjs'), String(floorPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const floor = spawnBehind(serverCores, [process.execPath, join(root, 'bench', 'abuse-floor-server.mjs'), String(floorPort)], { stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((resolve) => floor.stdout.once('data', resolve));
 const attacks = [['a', `(a) 100 sockets, ${preHelloKiB} KiB pre-hello frames`], ['b', '(b) 50 clients, 4 MB bodies, no token'], ['c', '(c) 300 SSE streams open']];
 try {
   const denv = { url, pid: server.pid, token: adminToken };
   await measure(url); // warm-up
   console.log(`GET /healthz, ${probes} sequential probes per figure, medians over ${rounds} alternating quiet/loaded rounds; denv server on 127.0.0.1:${port}; attackers in a separate process${cores > 1 ? `; server and probe on core 0, attackers on cores 1-${cores - 1}` : ' sharing the one core'}`);
-  for (const [kind, name] of attacks) await rounds_(kind, name, denv);
+  for (const [kind, name] of attacks) await measureAttack(kind, name, denv);
   const bare = { url: `http://127.0.0.1:${floorPort}`, pid: floor.pid, token: 'none' };
   await measure(bare.url);
   console.log('the floor: the same attacks against a bare node:http + ws server that only refuses them (bench/abuse-floor-server.mjs)');
-  for (const [kind, name] of attacks.slice(0, 2)) await rounds_(kind, `${name} [floor]`, bare);
+  for (const [kind, name] of attacks.slice(0, 2)) await measureAttack(kind, `${name} [floor]`, bare);
 } finally {
   floor.kill('SIGTERM');
   server.kill('SIGTERM');

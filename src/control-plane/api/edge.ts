@@ -11,21 +11,13 @@ import { redactDnsConfig, redactProxyConfig, secretsOfDnsConfig, secretsOfProxyC
 import { readTeamEdge, writeTeamEdge, type TeamEdge } from '../store/team-edge.js';
 import { route } from './route.js';
 
-interface ProviderUnion { readonly options: readonly { readonly shape: { readonly provider: { readonly value: unknown } } }[] }
-
-/** The fields in the order the schema declares them, `provider` first (jsonb keeps keys in an
- *  order of its own). */
-function inSchemaOrder<C extends { readonly provider: string }>(c: C, union: ProviderUnion): C {
-  const declared = Object.keys(union.options.find((o) => o.shape.provider.value === c.provider)?.shape ?? {});
-  const order = [...declared.filter((k) => k in c), ...Object.keys(c).filter((k) => !declared.includes(k))];
-  return Object.fromEntries(order.map((k) => [k, c[k as keyof C]])) as unknown as C;
-}
-
 function shown(edge: TeamEdge): EdgeSettings {
   return {
     base_domain: edge.base_domain,
-    proxy: edge.proxy && inSchemaOrder(redactProxyConfig(edge.proxy), proxySettings),
-    dns: edge.dns && inSchemaOrder(redactDnsConfig(edge.dns), dnsSettings),
+    // Parsed again (it was valid when written) for the schema's field order: jsonb keeps keys in
+    // an order of its own.
+    proxy: edge.proxy && redactProxyConfig(proxySettings.parse(edge.proxy)),
+    dns: edge.dns && redactDnsConfig(dnsSettings.parse(edge.dns)),
     updated_at: edge.updated_at,
   };
 }
