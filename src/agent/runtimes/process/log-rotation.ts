@@ -1,20 +1,48 @@
 /**
  * Bounded service logs (issue 10, item 10): a service's stdout and stderr go straight to
- * `<service>.log` (the process holds the descriptor, opened O_APPEND), so the agent rotates by
- * copy-and-truncate: past `maxBytes` the file is copied to `<service>.log.1` (replacing the last
- * rotated one) and truncated; the process keeps appending from the start. Lines written between
- * the copy and the truncation are lost (at most a poll's worth). The 200-line ring buffers and
- * the log APIs read through the tailer, which follows a truncated file from its new start.
+ * `<service>.log` (the process holds the descriptor, opened O_APPEND, and keeps it across agent
+ * restarts), so the agent cannot rotate by rename — the process would go on writing into the
+ * renamed file. It rotates by copy-and-truncate instead: past `maxBytes` the file is copied to
+ * `<service>.log.1` (replacing the last rotated one), what the service appended during the copy
+ * is copied after it, and the file is truncated; the process keeps appending from the start.
+ * Only lines written between the last catch-up read and the truncation (a few microseconds) can
+ * be lost. The 200-line ring buffers and the log APIs read through the tailer, which follows a
+ * truncated file from its new start.
  */
-import { copyFile, stat, truncate } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 
 export const DEFAULT_LOG_MAX_BYTES = 10 * 1024 * 1024;
+
+const CHUNK = 1024 * 1024;
+/** Catch-up rounds before truncating anyway: a service writing faster than we copy loses the rest. */
+const CATCH_UP_ROUNDS = 8;
 
 /** Rotate `file` when it is larger than `maxBytes`; returns whether it did. */
 export async function rotateIfLarge(file: string, maxBytes: number): Promise<boolean> {
   const info = await stat(file).catch(() => null);
   if (!info || info.size <= maxBytes) return false;
-  await copyFile(file, `${file}.1`);
-  await truncate(file, 0);
+  const source = await open(file, 'r+');
+  try {
+    const target = await open(`${file}.1`, 'w');
+    try {
+      const buf = Buffer.allocUnsafe(CHUNK);
+      let copied = 0;
+      for (let round = 0; round < CATCH_UP_ROUNDS; round++) {
+        const end = (await source.stat()).size;
+        if (end <= copied && round > 0) break;
+        while (copied < end) {
+          const { bytesRead } = await source.read(buf, 0, Math.min(CHUNK, end - copied), copied);
+          if (bytesRead === 0) break;
+          await target.write(buf, 0, bytesRead);
+          copied += bytesRead;
+        }
+      }
+    } finally {
+      await target.close();
+    }
+    await source.truncate(0);
+  } finally {
+    await source.close();
+  }
   return true;
 }
