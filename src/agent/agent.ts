@@ -10,6 +10,7 @@
  */
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { ServiceIdentities } from './identity/service-identities.js';
+import os from 'node:os';
 import path from 'node:path';
 import { messageOf } from '../contracts/errors.js';
 import type { AgentMessage } from '../contracts/protocol.js';
@@ -21,6 +22,7 @@ import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import { recoverInterrupted } from './commands/interrupted.js';
 import type { AgentContext } from './context.js';
 import { openDatasetDriver } from './datasets/open-driver.js';
+import { publicAddresses } from './edge/public-address.js';
 import { hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
 import { agentSocketUrl } from './link/socket-url.js';
@@ -165,7 +167,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       dataDir,
       name: opts.name ?? config.name,
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(datasets.kind, pipeline.docker !== null),
+      facts: hostFacts(datasets.kind, pipeline.docker !== null, publicAddresses(config.publicIp, os.networkInterfaces())),
       log,
       onWelcome: (id, welcome) => {
         resolveHostId(id);

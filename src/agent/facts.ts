@@ -3,8 +3,9 @@ import type { HostFacts } from '../contracts/domain.js';
 import { VERSION } from '../lib/version.js';
 
 /** What the agent tells the control plane about its host in `hello`; `datasetDriver` is the one
- *  `openDatasetDriver` picked for the agent's dataset root. */
-export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', docker = false): HostFacts {
+ *  `openDatasetDriver` picked for the agent's dataset root; `publicIp` what its envs' DNS names
+ *  resolve to (edge/public-address.ts). */
+export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', docker = false, publicIp: readonly string[] = []): HostFacts {
   return {
     hostname: os.hostname(),
     platform: process.platform,
@@ -13,5 +14,6 @@ export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', d
     runtimes: docker ? ['process', 'docker'] : ['process'],
     dataset_driver: datasetDriver,
     agent_version: VERSION,
+    public_ip: [...publicIp],
   };
 }

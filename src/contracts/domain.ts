@@ -72,7 +72,10 @@ export interface Deployment {
 
 export interface Endpoint {
   readonly service: string;
+  /** On the host: `http://127.0.0.1:<port>` (DESIGN §11). */
   readonly url: string;
+  /** The URLs of the service's hostnames, when the edge published any (issue 12). */
+  readonly public?: readonly string[];
 }
 
 export interface Env {
@@ -87,6 +90,16 @@ export interface Env {
   readonly endpoints: readonly Endpoint[];
   readonly last_error: string | null;
   readonly created_at: string;
+  /** The env on the edge (issue 12): null when it has no routes or names. `degraded`: a provider failed; the edge sweep retries. */
+  readonly edge: EnvEdge | null;
+}
+
+export interface EnvEdge {
+  readonly status: 'ok' | 'degraded';
+  readonly names: readonly string[];
+  readonly proxy: { readonly provider: string; readonly status: string; readonly error?: { readonly reason: string; readonly retryable: boolean; readonly message: string } };
+  readonly dns: { readonly provider: string; readonly status: string; readonly addresses: readonly string[]; readonly error?: { readonly reason: string; readonly retryable: boolean; readonly message: string } };
+  readonly applied_at: string;
 }
 
 export interface Version {
@@ -122,6 +135,8 @@ export interface HostFacts {
   readonly runtimes: readonly string[];
   readonly dataset_driver: 'btrfs' | 'copy';
   readonly agent_version: string;
+  /** Where the host's envs are published in DNS (agent config `public_ip`, else detected); absent from agents before issue 12. */
+  readonly public_ip?: string[];
 }
 
 export interface Host {

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
+import type { EnvEdgePayload, EnvEdgeResult } from './env-edge.js';
 import type { Envelope, PipelineAnswer } from './envelope.js';
 import type { PackedTree, ServiceSpec } from './spec.js';
 import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
@@ -29,6 +30,7 @@ const hostFacts = z.looseObject({
   runtimes: z.array(z.string()),
   dataset_driver: z.enum(['btrfs', 'copy']),
   agent_version: z.string(),
+  public_ip: z.array(z.string().max(64)).max(8).optional(),
 });
 
 export const agentMessage = z.discriminatedUnion('type', [
@@ -216,6 +218,12 @@ export interface Commands {
     payload: { env: string };
     result: { snapshots: SnapshotUsage[] };
   };
+  /** Apply the env's routes and DNS names through the team's providers, from this host (env-edge.ts).
+   *  Provider failures are in the result, per provider; the command fails only on a bad payload. */
+  'env.edge': {
+    payload: EnvEdgePayload;
+    result: EnvEdgeResult;
+  };
 }
 
 export interface SnapshotUsage {
@@ -225,7 +233,7 @@ export interface SnapshotUsage {
   readonly datasets: readonly { readonly name: string; readonly bytes: number; readonly truncated: boolean }[];
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots'] as const satisfies readonly CommandKind[];
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots', 'env.edge'] as const satisfies readonly CommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

@@ -402,6 +402,7 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     binds,
     build,
     networks,
+    edge: x.edge,
     ...(input.read_only === true && image !== null ? { read_only: true } : {}),
     ...(tmpfs.length > 0 && image !== null ? { tmpfs } : {}),
   };

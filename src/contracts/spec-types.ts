@@ -78,6 +78,23 @@ export interface BuildSpec {
   readonly target: string | null;
 }
 
+/** How the proxy serves a service's hostnames: a public certificate (ACME), the proxy's own CA, or plain HTTP. */
+export const EDGE_TLS_MODES = ['auto', 'internal', 'off'] as const;
+export type EdgeTls = (typeof EDGE_TLS_MODES)[number];
+
+/** Per service `x-denv.edge` (DESIGN "Edge"): where the proxy and DNS put the service. */
+export interface ServiceEdge {
+  /** Hostnames the service answers on in production, normalized (lower case, no trailing dot); may be empty
+   *  (then only non-production envs get names, `<env>.<project>.<base domain>` from the team's settings). */
+  readonly hostnames: readonly string[];
+  /** Default 'auto'. */
+  readonly tls: EdgeTls;
+  /** The port inside the service to route to when it listens on several (a Compose `ports` target); null: the service's own PORT. */
+  readonly port: number | null;
+  /** How long the old version keeps serving in-flight requests after the route moved (default 10 s). */
+  readonly drain_ms: number;
+}
+
 export interface ServiceSpec {
   readonly image: string | null;
   /** argv; for a process service the program and its arguments, never a shell string. */
@@ -112,6 +129,9 @@ export interface ServiceSpec {
   readonly read_only?: boolean;
   /** Image services: paths mounted as tmpfs (Compose `tmpfs`, and `volumes` of type tmpfs). */
   readonly tmpfs?: readonly string[];
+  /** null: the service has no `x-denv.edge` (nor the top-level shorthand). Versions stored before it lack
+   *  the field, and carry the top-level `edge: {hostnames}` the Spec had then. */
+  readonly edge?: ServiceEdge | null;
 }
 
 /** A packed file or directory tree (bind mount source, secret or config): paths relative to its root. */
@@ -125,7 +145,6 @@ export interface Spec {
   /** Dataset names (Compose named volumes). */
   readonly volumes: readonly string[];
   readonly warm: readonly string[] | null;
-  readonly edge: { readonly hostnames: readonly string[] } | null;
   readonly target: 'host' | 'kubernetes' | 'aws_ecs';
   readonly approval: 'auto' | 'required' | null;
   readonly agent: { readonly service: string; readonly paths: readonly string[] } | null;

@@ -49,6 +49,7 @@ x-whatever: 1
       binds: [],
       build: null,
       networks: [],
+      edge: null,
     });
     expect(spec.volumes).toEqual(['data']);
     expect(spec.warm).toEqual(['node', 'warm.js']);

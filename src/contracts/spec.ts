@@ -15,6 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { DEPLOY_FIELDS, SERVICE_FIELDS, TOP_LEVEL_FIELDS, type FieldPolicy } from './compose-fields.js';
 import { DenvError } from './errors.js';
 import { Problems, isMap } from './spec-problems.js';
+import { placeEdges } from './spec-edge.js';
 import { normalizeService, type ServiceContext } from './spec-service.js';
 import type { PackedTree, ServiceSpec, Spec } from './spec-types.js';
 import { normalizeTopXDenv } from './spec-x-denv.js';
@@ -23,7 +24,7 @@ import { splitCommand } from './spec-command.js';
 export * from './spec-types.js';
 export { splitCommand } from './spec-command.js';
 
-/** Keys such as `x-denv.agent.service` written literally at the top level become nested. */
+/** Keys such as `x-denv.agent.service` (top level) or `x-denv.edge.hostnames` (in a service) written literally become nested. */
 function nestDottedXDenv(doc: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const xdenv: Record<string, unknown> = { ...((isMap(doc['x-denv']) ? doc['x-denv'] : {}) as Record<string, unknown>) };
@@ -199,13 +200,14 @@ export function parseSpec(source: string | Record<string, unknown>): Spec {
   const ctx: ServiceContext = { volumes, networks, secrets, configs, packed, files, problems, ignored, services: Object.keys(serviceInputs) };
 
   const services: Record<string, ServiceSpec> = {};
-  for (const [name, input] of Object.entries(serviceInputs)) {
+  for (const [name, written] of Object.entries(serviceInputs)) {
     const path = `services.${name}`;
     if (!NAME.test(name)) problems.add('services', `"${name}": service names use letters, digits, _ . -`);
-    if (!isMap(input)) {
+    if (!isMap(written)) {
       problems.add(path, 'expected a mapping');
       continue;
     }
+    const input = nestDottedXDenv(written);
     checkFields(input, SERVICE_FIELDS, path, problems, ignored);
     if (isMap(input.deploy)) checkFields(input.deploy, DEPLOY_FIELDS, `${path}.deploy`, problems, ignored);
     const spec = normalizeService(name, input, ctx);
@@ -220,12 +222,13 @@ export function parseSpec(source: string | Record<string, unknown>): Spec {
     }
   }
   const x = normalizeTopXDenv(top['x-denv'], problems, splitCommand);
-  if (x.agent && serviceInputs[x.agent.service] === undefined) problems.add('x-denv.agent.service', `no service named "${x.agent.service}"`);
+  if (x.settings.agent && serviceInputs[x.settings.agent.service] === undefined) problems.add('x-denv.agent.service', `no service named "${x.settings.agent.service}"`);
+  const routed = placeEdges(services, x.edge, problems);
   problems.throwIfAny();
   return {
-    services,
+    services: routed,
     volumes,
-    ...x,
+    ...x.settings,
     ...(ignored.length > 0 ? { ignored } : {}),
     ...(Object.keys(files).length > 0 ? { files } : {}),
   };

@@ -20,6 +20,7 @@ import { Sweeper } from './sweeps/sweeper.js';
 import { sweepMonitor } from './sweeps/monitor.js';
 import { SnapshotRetention } from './sweeps/snapshot-retention.js';
 import { DEFAULT_KEEP_SNAPSHOTS } from './retention/keep-set.js';
+import { EdgeSweep } from './sweeps/edge-sweep.js';
 import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
 import { hostPlanner, type Planner } from './lifecycle/planner.js';
 import { createControlPlaneMetrics } from './telemetry/prometheus.js';
@@ -64,6 +65,8 @@ export interface ControlPlaneOptions {
   /** Snapshot retention: besides the current version's, the snapshots of this many latest healthy
    *  versions are kept (default 3), plus those forks or unfinished operations need. */
   readonly keepSnapshots?: number;
+  /** Edge sweep (sweeps/edge-sweep.ts): how often it looks (default 10 s), retries a degraded env (30 s), re-applies every env on the edge (5 min). */
+  readonly edgeSweep?: { readonly everyMs?: number; readonly retryMs?: number; readonly recheckMs?: number };
   readonly log?: (line: string) => void;
 }
 
@@ -116,6 +119,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const streams = new StreamHub(opts.streamLimits);
   const keepSnapshots = opts.keepSnapshots ?? DEFAULT_KEEP_SNAPSHOTS;
   const retention = new SnapshotRetention({ db, agents, keepRecent: keepSnapshots, log });
+  const edgeSweep = new EdgeSweep({ db, agents, log, retryMs: opts.edgeSweep?.retryMs, recheckMs: opts.edgeSweep?.recheckMs });
   // The API's statements go ahead of background work on the embedded store's one connection (db.ts).
   const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, keepSnapshots }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
@@ -129,6 +133,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('planner', timed('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log })), 1000, bus, log),
     new Sweeper('telemetry', timed('telemetry', () => sweepTelemetry(db, opts.metricsRetentionMs ?? DEFAULT_METRICS_RETENTION_MS)), 30_000, bus, log),
     new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
+    new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
@@ -155,6 +160,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       closed = true;
       clearInterval(healthTimer);
       retention.stop();
+      edgeSweep.stop();
       await Promise.all(sweepers.map((s) => s.stop()));
       await plansSettled();
       await engine.stop();

@@ -21,6 +21,7 @@ export class Api {
 
   get = <T = any>(path: string, token?: string) => this.req<T>('GET', path, undefined, token);
   post = <T = any>(path: string, body?: unknown, token?: string) => this.req<T>('POST', path, body ?? {}, token);
+  put = <T = any>(path: string, body: unknown, token?: string) => this.req<T>('PUT', path, body, token);
 
   /** Resolve once the deployment reaches a terminal status (polls; the SSE stream has its own test). */
   async finished(id: string, timeoutMs = 60_000): Promise<Deployment> {

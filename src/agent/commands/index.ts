@@ -5,6 +5,7 @@
 import type { CommandKind } from '../../contracts/protocol.js';
 import { envCreate } from './env-create.js';
 import { envDestroy } from './env-destroy.js';
+import { envEdge } from './env-edge.js';
 import { envExec } from './env-exec.js';
 import { envFork } from './env-fork.js';
 import { envResume } from './env-resume.js';
@@ -36,6 +37,7 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'status.refresh': statusRefresh,
   'env.prune_snapshots': envPruneSnapshots,
   'env.snapshots': envSnapshots,
+  'env.edge': envEdge,
 };
 
 export function isCommandKind(kind: string): kind is CommandKind {

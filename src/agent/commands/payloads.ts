@@ -9,6 +9,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Commands, CommandKind } from '../../contracts/protocol.js';
 import { DEPENDS_CONDITIONS, RESTART_POLICIES, UPDATE_ORDERS } from '../../contracts/spec.js';
+import { dnsSettings, proxySettings } from '../../contracts/edge-settings.js';
+import { TLS_MODES } from '../../edge/proxy-provider.js';
 import { SAFE_NAME } from '../files.js';
 
 const name = z.string().regex(SAFE_NAME, 'expected letters, digits, _ . - (starting with a letter or digit)');
@@ -95,4 +97,12 @@ export const PAYLOADS = {
   'status.refresh': z.object({ env: name }),
   'env.prune_snapshots': z.object({ env: name, keep: z.array(name), remove: z.array(name) }),
   'env.snapshots': z.object({ env: name }),
+  'env.edge': z.object({
+    env: name,
+    proxy: proxySettings,
+    dns: dnsSettings,
+    routes: z.array(z.object({ id: z.string().max(100), service: name, hostnames: z.array(z.string().max(253)).min(1).max(50), tls: z.enum(TLS_MODES), port: z.number().int().min(1).max(65535) })).max(200),
+    remove_routes: z.array(z.string().max(100)).max(200),
+    remove_names: z.array(z.string().max(253)).max(1000),
+  }),
 } as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

@@ -17,6 +17,8 @@
  *   log_max_bytes: 10485760           # rotate a service's log past this size (one rotated file kept)
  *   allow: {paths: [/srv/apps]}       # host paths process services may use as working_dir
  *   allow: {published_ports: [80, 8000-8099]}   # host ports a Compose `ports: "H:C"` may publish as written
+ *   public_ip: [203.0.113.7]          # what DNS names of this host's envs resolve to (default: detected, edge/public-address.ts)
+ *   proxy_bind: 127.0.0.1             # where the edge proxy's listeners bind (Caddy; default all interfaces)
  *
  * Closed schema: an unknown key is refused with its path, so a typo never silently loosens trust.
  */
@@ -56,6 +58,10 @@ export const agentConfigSchema = z.strictObject({
   run_as_root: z.boolean().default(false),
   /** A service's log file is rotated past this many bytes (default 10 MiB). */
   log_max_bytes: z.number().int().min(4096).optional(),
+  /** The addresses DNS records of this host's envs point at: one or a list (IPv4 → A, IPv6 → AAAA). */
+  public_ip: z.union([z.ipv4(), z.ipv6(), z.array(z.union([z.ipv4(), z.ipv6()])).min(1).max(8)]).optional(),
+  /** The address the edge proxy's listeners bind (Caddy); default all interfaces. */
+  proxy_bind: z.union([z.ipv4(), z.ipv6()]).optional(),
 });
 export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 
@@ -73,6 +79,9 @@ export interface AgentConfig {
   readonly processRuntime: ProcessRuntimeMode;
   readonly runAsRoot: boolean;
   readonly logMaxBytes: number | null;
+  /** null: detect (edge/public-address.ts). */
+  readonly publicIp: readonly string[] | null;
+  readonly proxyBind: string | null;
 }
 
 /** `signed`: a process service starts only from an envelope with `process` that a trusted key signed (envs/admit-process.ts). */
@@ -80,7 +89,7 @@ export type ProcessRuntimeMode = 'enabled' | 'disabled' | 'signed';
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {
-  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false, logMaxBytes: null };
+  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false, logMaxBytes: null, publicIp: null, proxyBind: null };
 }
 
 /** `8080` → 8080-8080; `8000-8099` → that range. */
@@ -132,6 +141,8 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
     processRuntime: file.process_runtime,
     runAsRoot: file.run_as_root,
     logMaxBytes: file.log_max_bytes ?? null,
+    publicIp: file.public_ip === undefined ? null : typeof file.public_ip === 'string' ? [file.public_ip] : file.public_ip,
+    proxyBind: file.proxy_bind ?? null,
   };
 }
 

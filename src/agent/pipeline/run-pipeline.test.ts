@@ -37,6 +37,8 @@ beforeAll(async () => {
     processRuntime: 'enabled',
     runAsRoot: false,
     logMaxBytes: null,
+    publicIp: null,
+    proxyBind: null,
   };
   host = await openPipelineHost({ dataDir: join(dir, 'data'), config, ports: new PortRegistry(join(dir, 'data'), { min: 25500, max: 25599 }), log: () => {}, docker: null });
 });

@@ -13,6 +13,7 @@ const env: Env = {
   current_version: 'ver_1',
   parent_version: null,
   host: 'host_1',
+  edge: null,
   endpoints: [{ service: 'web', url: 'http://127.0.0.1:20001' }],
   last_error: null,
   created_at: '2025-01-01T00:00:00Z',

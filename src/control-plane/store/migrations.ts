@@ -293,6 +293,15 @@ create table team_edge (
 );
 `,
   },
+  {
+    id: 9,
+    name: 'env_edge',
+    sql: `
+-- Issue 12: the routes and DNS names last sent to an env's host, and what the providers answered
+-- (control-plane/edge/env-edge-record.ts). Teardown, stop and the edge sweep remove what is here.
+alter table envs add column edge jsonb;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -1,5 +1,5 @@
 /** Row → API shape mappers. Timestamps leave the store as ISO strings. */
-import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvStage, EnvStatus, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
+import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvEdge, EnvStage, EnvStatus, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
 import type { Spec } from '../../contracts/spec.js';
 
 export const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -10,11 +10,14 @@ export interface EnvRow {
   current_version: string | null; parent_version: string | null; host: string | null;
   endpoints: Endpoint[]; last_error: string | null; created_at: unknown; updated_at: unknown;
   live_status: Record<string, unknown> | null; planner_attempts: number;
+  /** control-plane/edge/env-edge-record.ts; absent from rows read before migration 9. */
+  edge?: (EnvEdge & { routes: unknown[] }) | null;
 }
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,
   current_version: r.current_version, parent_version: r.parent_version, host: r.host,
   endpoints: r.endpoints ?? [], last_error: r.last_error, created_at: isoReq(r.created_at),
+  edge: r.edge ? { status: r.edge.status, names: r.edge.names, proxy: r.edge.proxy, dns: r.edge.dns, applied_at: r.edge.applied_at } : null,
 });
 
 export interface VersionRow { id: string; env: string; number: number; spec: Spec; healthy: boolean; snapshot: string | null; snapshot_pruned_at?: unknown; created_at: unknown }

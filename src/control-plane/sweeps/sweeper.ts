@@ -2,9 +2,10 @@ import { messageOf } from '../../contracts/errors.js';
 import type { Bus } from '../bus.js';
 
 /**
- * Runs one sweep on an interval and whenever the bus says work is waiting (`kick`), never two
- * runs of it at once; a kick during a run schedules one more run right after. Errors are logged,
- * and the next tick tries again.
+ * Runs one sweep on an interval and whenever the bus says work is waiting (`kick`, unless
+ * `kicked: false`: a sweep with nothing to do for new deployments), never two runs of it at once;
+ * a kick during a run schedules one more run right after. Errors are logged, and the next tick
+ * tries again.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -13,11 +14,18 @@ export class Sweeper {
   private stopped = false;
   private readonly kick = () => void this.run();
 
-  constructor(private readonly name: string, private readonly sweep: () => Promise<unknown>, private readonly everyMs: number, private readonly bus: Bus, private readonly log: (line: string) => void) {}
+  constructor(
+    private readonly name: string,
+    private readonly sweep: () => Promise<unknown>,
+    private readonly everyMs: number,
+    private readonly bus: Bus,
+    private readonly log: (line: string) => void,
+    private readonly o: { readonly kicked?: boolean } = {},
+  ) {}
 
   start(): this {
     this.timer = setInterval(this.kick, this.everyMs);
-    this.bus.on('kick', this.kick);
+    if (this.o.kicked !== false) this.bus.on('kick', this.kick);
     void this.run();
     return this;
   }

@@ -39,6 +39,8 @@ const config = (o: Partial<AgentConfig> = {}): AgentConfig => ({
   processRuntime: 'enabled',
   runAsRoot: false,
   logMaxBytes: null,
+  publicIp: null,
+  proxyBind: null,
   ...o,
 });
 

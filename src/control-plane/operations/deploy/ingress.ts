@@ -1,14 +1,36 @@
-import { skipped, type PhaseDef } from '../phase.js';
-import { paramsOf, stateOf } from './state.js';
+/**
+ * ingress (seed 000 phase 10, DESIGN §8): the new version's routes and DNS names, through the
+ * team's providers, from the env's host (control-plane/edge/). It runs after health and warm, so
+ * a broken version never reaches the public; the proxy's upstream moves to the new version's port
+ * in one write while the old version still runs (verdict drains and stops it).
+ *
+ * Best effort: a proxy or DNS failure never fails the deploy (the version is healthy). The phase
+ * is `ok` with `degraded: true` and the providers' errors, the env's edge record says `degraded`,
+ * and the edge sweep retries. Skipped, with the reason, when no service has `x-denv.edge`, none
+ * gets a name (no base domain outside production), or the team has no provider.
+ *
+ * Evidence: {endpoints, names, proxy, dns} — endpoints with `public` URLs, the hostnames, and
+ * what each provider did (status, endpoint, per route or name the change, the error).
+ */
+import { withPublic } from '../../edge/desired-edge.js';
+import { desiredEdgeOf, syncEnvEdge } from '../../edge/env-edge-sync.js';
+import { ok, skipped, type PhaseDef } from '../phase.js';
+import { paramsOf, stateOf, type IngressState } from './state.js';
 
-/** The edge (proxy and DNS for `x-denv.edge` hostnames) arrives with the edge issue; until then
- *  this phase is skipped and says why. */
 export const ingress: PhaseDef = {
   name: 'ingress',
   async run(ctx) {
     const { spec } = paramsOf(ctx.deployment.params);
-    const endpoints = stateOf(ctx.state).create?.endpoints ?? [];
-    const reason = spec.edge ? 'edge providers are not configured on this control plane yet' : 'no x-denv.edge hostnames';
-    return skipped({ reason, endpoints, names: 'pending ingress proxy' });
+    const state = stateOf(ctx.state);
+    const create = state.create!;
+    const env = await ctx.env();
+    const ports = Object.fromEntries(create.endpoints.map((e) => [e.service, e.port]));
+    const desired = await desiredEdgeOf(ctx.db, env, spec.services, ports);
+    const sync = await syncEnvEdge(ctx.db, env, desired, (payload) => ctx.call(state.host!, 'env.edge', payload));
+    const endpoints = withPublic(create.endpoints, sync.result ? desired : null);
+    if (!sync.result) return skipped({ reason: sync.reason, endpoints, names: desired.names, skipped: desired.skipped });
+    ctx.state.ingress = { desired, result: sync.result } satisfies IngressState;
+    const degraded = sync.record?.status === 'degraded';
+    return ok({ endpoints, names: desired.names, proxy: sync.result.proxy, dns: sync.result.dns, degraded, ...(desired.skipped.length > 0 ? { skipped: desired.skipped } : {}) });
   },
 };

@@ -1,7 +1,9 @@
 /** What deploy phases leave for later phases in the deployment's resumable state. */
+import type { EnvEdgeResult } from '../../../contracts/env-edge.js';
 import type { Envelope } from '../../../contracts/envelope.js';
 import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import type { Spec } from '../../../contracts/spec.js';
+import type { DesiredEdge } from '../../edge/desired-edge.js';
 
 export interface DeployParams {
   readonly spec: Spec;
@@ -20,6 +22,13 @@ export interface DeployState {
   host?: string | null;
   create?: EnvCreateResult;
   snapshot?: string;
+  /** Set by ingress when it sent the env's routes: verdict drains the old version and shows `public` URLs from it. */
+  ingress?: IngressState;
+}
+
+export interface IngressState {
+  readonly desired: DesiredEdge;
+  readonly result: EnvEdgeResult;
 }
 
 export const paramsOf = (p: Record<string, unknown>) => p as unknown as DeployParams;

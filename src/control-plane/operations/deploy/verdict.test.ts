@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEPLOY_STAGE_NAMES, type PipelineAnswer, type StageName, type TerminalState } from '../../../contracts/envelope.js';
 import type { EnvCreateResult } from '../../../contracts/protocol.js';
-import { refusedBeforeAnyEffect } from './verdict.js';
+import { drainMs, refusedBeforeAnyEffect } from './verdict.js';
+import type { IngressState } from './state.js';
 
 /** A pipeline answer that ended `state` at stage `at` (every later stage skipped). */
 function pipeline(state: TerminalState, at: StageName | null): PipelineAnswer {
@@ -36,5 +37,23 @@ describe('refusedBeforeAnyEffect', () => {
     expect(refusedBeforeAnyEffect(result('start_failed', { web: pipeline('failure', 'recreate') }))).toBeNull();
     expect(refusedBeforeAnyEffect(result('start_failed'))).toBeNull();
     expect(refusedBeforeAnyEffect(undefined)).toBeNull();
+  });
+});
+
+describe('drainMs', () => {
+  const route = (id: string, drain_ms: number) => ({ id, service: id, hostnames: [`${id}.example.com`], tls: 'off' as const, port: 4100, drain_ms });
+  const ingress = (actions: Record<string, string>): IngressState => ({
+    desired: { routes: [route('a', 300), route('b', 2000)], names: [], skipped: [] },
+    result: {
+      proxy: { provider: 'caddy', status: 'ok', endpoint: 'caddy', changes: Object.entries(actions).map(([key, action]) => ({ key, action })) },
+      dns: { provider: 'none', status: 'skipped', endpoint: 'none', changes: [], addresses: [] },
+    },
+  });
+
+  it('waits the longest drain of the routes whose upstream moved, and not at all when none moved', () => {
+    expect(drainMs(ingress({ a: 'updated', b: 'unchanged' }))).toBe(300);
+    expect(drainMs(ingress({ a: 'updated', b: 'updated' }))).toBe(2000);
+    expect(drainMs(ingress({ a: 'created', b: 'unchanged' }))).toBe(0);
+    expect(drainMs(undefined)).toBe(0);
   });
 });

@@ -1,12 +1,25 @@
+import { setTimeout } from 'node:timers/promises';
 import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import type { Spec } from '../../../contracts/spec.js';
 import { messageOf } from '../../../contracts/errors.js';
 import { type PhaseContext, type PhaseDef, type PhaseResult } from '../phase.js';
-import { paramsOf, stateOf } from './state.js';
+import { withPublic } from '../../edge/desired-edge.js';
+import { paramsOf, stateOf, type IngressState } from './state.js';
 import { activateVersion } from '../versions.js';
 
 const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
-const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endpoints.map((e) => ({ service: e.service, url: e.url }));
+const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>, ctx: PhaseContext) => withPublic(r.endpoints, stateOf(ctx.state).ingress?.desired ?? null);
+
+/**
+ * Zero-downtime cutover: when ingress moved a route's upstream from the old version to this one,
+ * the old version keeps running for the longest `x-denv.edge.drain` of those services (requests it
+ * took before the switch finish) before activate stops it. Nothing to drain when no route moved.
+ */
+export function drainMs(ingress: IngressState | undefined): number {
+  if (!ingress) return 0;
+  const moved = new Set(ingress.result.proxy.changes.filter((c) => c.action === 'updated').map((c) => c.key));
+  return Math.max(0, ...ingress.desired.routes.filter((r) => moved.has(r.id)).map((r) => r.drain_ms));
+}
 
 // A failed deploy keeps the data written since the last snapshot: the previous version comes
 // back on the env's live datasets (restoreData false). The rollback kind restores data.
@@ -17,12 +30,14 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
   const state = stateOf(ctx.state);
   const { spec } = paramsOf(ctx.deployment.params);
   const version = { id: state.version!, spec, snapshot: state.snapshot ?? null };
+  const drained = drainMs(state.ingress);
+  if (drained > 0) await setTimeout(drained, undefined, { signal: ctx.signal });
   const res = await activate(ctx, state.host!, version, 'activate');
   await ctx.db.tx(async (tx) => {
     await tx.query('update versions set healthy = true where id = $1', [version.id]);
-    await tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, version.id, JSON.stringify(endpointsOf(res))]);
+    await tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, version.id, JSON.stringify(endpointsOf(res, ctx))]);
   });
-  return { status: 'ok', evidence: { version: version.id, snapshot: version.snapshot, took_ms: tookMs(ctx) }, outcome: 'succeeded' };
+  return { status: 'ok', evidence: { version: version.id, snapshot: version.snapshot, took_ms: tookMs(ctx), ...(drained > 0 ? { drained_ms: drained } : {}) }, outcome: 'succeeded' };
 }
 
 /** Seed 004's hard gates: a pipeline that ended `failure` at one of these changed nothing on the host. */
@@ -64,7 +79,10 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   try {
     if (!(await ctx.agents.waitConnected(state.host, ctx.config.agentWaitMs, ctx.signal))) throw new Error(`host ${state.host} is not connected`);
     const res = await activate(ctx, state.host, previous, 'rollback');
-    await ctx.db.query('update envs set current_version = $2, endpoints = $3, updated_at = now() where id = $1', [ctx.deployment.env, previous.id, JSON.stringify(endpointsOf(res))]);
+    // The previous version's routes were never moved (ingress runs last): its public URLs stay.
+    const shown = new Map((await ctx.env()).endpoints.map((e) => [e.service, e.public]));
+    const endpoints = res.endpoints.map((e) => ({ service: e.service, url: e.url, ...(shown.get(e.service) ? { public: shown.get(e.service) } : {}) }));
+    await ctx.db.query('update envs set current_version = $2, endpoints = $3, updated_at = now() where id = $1', [ctx.deployment.env, previous.id, JSON.stringify(endpoints)]);
     return { status: 'ok', evidence: { reverted_to: previous.id, took_ms: tookMs(ctx) }, outcome: 'rolled_back' };
   } catch (err) {
     return { status: 'failed', evidence: { reverted: `rollback failed: ${messageOf(err)}`, took_ms: tookMs(ctx) }, outcome: 'failed' };

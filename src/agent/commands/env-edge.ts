@@ -1,0 +1,17 @@
+import os from 'node:os';
+import { applyEnvEdge } from '../edge/apply-env-edge.js';
+import { publicAddresses } from '../edge/public-address.js';
+import type { CommandHandler } from './handler.js';
+
+/**
+ * env.edge: apply the env's routes and DNS names through the team's providers (edge/apply-env-edge.ts).
+ * One at a time per env (its own lock, not the env's: a long env.create does not hold the edge
+ * sweep back), so two applies never interleave their writes. Idempotent: re-sending it writes nothing.
+ */
+export const envEdge: CommandHandler<'env.edge'> = {
+  run: (p, ctx) =>
+    ctx.envLocks.run(`edge:${p.env}`, () => {
+      const config = ctx.pipeline?.config;
+      return applyEnvEdge(p, { publicIp: publicAddresses(config?.publicIp ?? null, os.networkInterfaces()), proxyBind: config?.proxyBind ?? undefined });
+    }),
+};

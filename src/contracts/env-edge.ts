@@ -1,0 +1,70 @@
+/**
+ * The `env.edge` command (issue 12): the control plane tells the env's host which routes and DNS
+ * names the env should have, with the team's provider settings; the agent applies them through
+ * the providers of src/edge/ and answers what each provider did. Provider failures are answers,
+ * not command errors: the edge is best effort (DESIGN §8), so the caller decides what a failure
+ * means (a degraded env, a retry by the edge sweep).
+ *
+ * The proxy and the DNS API are reached from the host: a team's `admin_url` such as
+ * `http://127.0.0.1:2019` names the Caddy beside each agent, and routes go to the service's port
+ * on that host's loopback. DNS names resolve to the host's public address (agent config
+ * `public_ip`, else detected).
+ */
+import type { TlsMode } from '../edge/proxy-provider.js';
+import type { DnsSettings, ProxySettings } from './edge-settings.js';
+
+/** One route the env should have: `hostnames` to `127.0.0.1:<port>` on the host. */
+export interface EdgeRouteWant {
+  /** `<env id>.<service>`: stable across versions, so a new version's route replaces the old one's upstream in one write. */
+  readonly id: string;
+  readonly service: string;
+  readonly hostnames: readonly string[];
+  readonly tls: TlsMode;
+  /** The host port the service listens on. */
+  readonly port: number;
+}
+
+export interface EnvEdgePayload {
+  readonly env: string;
+  readonly proxy: ProxySettings;
+  readonly dns: DnsSettings;
+  /** Upserted (idempotent: a route already as wanted is not written). */
+  readonly routes: readonly EdgeRouteWant[];
+  /** Route ids applied before and no longer wanted. */
+  readonly remove_routes: readonly string[];
+  /** DNS names published before and no longer wanted. */
+  readonly remove_names: readonly string[];
+}
+
+export interface EdgeChangeRecord {
+  /** Route id (proxy) or DNS name (dns). */
+  readonly key: string;
+  /** A provider `Change` action: created, updated, unchanged, removed, absent. */
+  readonly action: string;
+}
+
+export interface EdgeProviderError {
+  readonly reason: string;
+  readonly retryable: boolean;
+  readonly message: string;
+}
+
+/**
+ *   ok       every upsert and removal was applied (or there was nothing to do)
+ *   failed   a call failed: `error` says why; `changes` lists what was applied before it
+ *   skipped  the provider is `none`
+ */
+export interface EdgeProviderOutcome {
+  readonly provider: string;
+  readonly status: 'ok' | 'failed' | 'skipped';
+  /** Where it was asked, without secrets (`caddy admin API at 127.0.0.1:2019`). */
+  readonly endpoint: string;
+  readonly changes: readonly EdgeChangeRecord[];
+  readonly error?: EdgeProviderError;
+}
+
+export interface EnvEdgeResult {
+  readonly proxy: EdgeProviderOutcome;
+  /** `addresses`: what the names were published as (the host's public address). */
+  readonly dns: EdgeProviderOutcome & { readonly addresses: readonly string[] };
+}

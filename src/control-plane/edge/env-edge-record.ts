@@ -1,0 +1,39 @@
+/**
+ * What the control plane remembers of an env's edge (column `envs.edge`): the routes and names it
+ * asked the env's host to apply, and how the providers answered. It is written right after every
+ * `env.edge`, whatever the deployment then does, so whatever may exist on a proxy or a DNS zone
+ * is always listed here and can be removed later (stop, teardown, a name that changed).
+ */
+import type { EdgeProviderError, EnvEdgeResult } from '../../contracts/env-edge.js';
+import type { Db } from '../store/db.js';
+
+export interface EnvEdgeRecord {
+  /** Routes that may exist on the proxy: the last ones asked for, plus older ones whose removal did not succeed. */
+  readonly routes: readonly { readonly id: string; readonly service: string; readonly hostnames: readonly string[]; readonly port: number }[];
+  /** DNS names that may exist, on the same rule. */
+  readonly names: readonly string[];
+  /** `degraded`: a provider failed; the edge sweep tries again. */
+  readonly status: 'ok' | 'degraded';
+  readonly proxy: { readonly provider: string; readonly status: string; readonly error?: EdgeProviderError };
+  readonly dns: { readonly provider: string; readonly status: string; readonly addresses: readonly string[]; readonly error?: EdgeProviderError };
+  readonly applied_at: string;
+}
+
+export async function readEnvEdge(db: Db, env: string): Promise<EnvEdgeRecord | null> {
+  const rows = await db.query<{ edge: EnvEdgeRecord | null }>('select edge from envs where id = $1', [env]);
+  return rows[0]?.edge ?? null;
+}
+
+export async function writeEnvEdge(db: Db, env: string, record: EnvEdgeRecord | null): Promise<void> {
+  await db.query('update envs set edge = $2 where id = $1', [env, record === null ? null : JSON.stringify(record)]);
+}
+
+/** What the providers answered, without the per-route changes (those are evidence, not state). */
+export function summaryOf(result: EnvEdgeResult): Pick<EnvEdgeRecord, 'status' | 'proxy' | 'dns'> {
+  const pick = (o: EnvEdgeResult['proxy']) => ({ provider: o.provider, status: o.status, ...(o.error ? { error: o.error } : {}) });
+  return {
+    status: result.proxy.status === 'failed' || result.dns.status === 'failed' ? 'degraded' : 'ok',
+    proxy: pick(result.proxy),
+    dns: { ...pick(result.dns), addresses: result.dns.addresses },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The edge sweep (issue 12, item 5): the edge converges instead of waiting for the next deploy.
+ * For each env of a team with edge providers, or with anything on the edge:
+ *
+ *   running / degraded, no deployment in flight   its current version's routes and names
+ *   stopped / torn_down                           nothing (whatever its record still lists goes)
+ *   any other status                              left alone (a deployment owns it, or a person)
+ *
+ * An env is sent `env.edge` when what it should have differs from its record (start, rollback and
+ * fork move ports without an ingress phase; a base domain changed), when its record is `degraded`
+ * and `retryMs` has passed since the last try, and every `recheckMs` in any case — providers
+ * answer an unchanged route with reads only, so that re-check repairs a route someone deleted by
+ * hand at the cost of one read. Never part of a deployment; failures are logged and retried.
+ */
+import { randomUUID } from 'node:crypto';
+import { messageOf } from '../../contracts/errors.js';
+import type { ServiceSpec } from '../../contracts/spec.js';
+import { withPublic, type DesiredEdge } from '../edge/desired-edge.js';
+import type { EnvEdgeRecord } from '../edge/env-edge-record.js';
+import { desiredEdgeOf, syncEnvEdge } from '../edge/env-edge-sync.js';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import type { Db } from '../store/db.js';
+
+export interface EdgeSweepOptions {
+  readonly db: Db;
+  readonly agents: AgentGateway;
+  readonly log: (line: string) => void;
+  /** A degraded env is tried again this long after its last try (default 30 s). */
+  readonly retryMs?: number;
+  /** Every env on the edge is re-applied this often even when nothing changed (default 5 min). */
+  readonly recheckMs?: number;
+}
+
+/** Bound on one env's `env.edge` (each provider call has its own 10–15 s timeout). */
+const APPLY_TIMEOUT_MS = 60_000;
+
+interface Candidate {
+  id: string; team: string; project: string; name: string; stage: string; status: string; host: string | null;
+  endpoints: { service: string; url: string }[]; edge: EnvEdgeRecord | null; services: Record<string, ServiceSpec> | null;
+}
+
+/** Same routes (id, hostnames, port) and names: nothing to send unless a retry or re-check is due. */
+export function sameEdge(desired: DesiredEdge, record: EnvEdgeRecord | null): boolean {
+  if (!record) return desired.routes.length === 0;
+  const key = (r: { id: string; hostnames: readonly string[]; port: number }) => `${r.id} ${[...r.hostnames].sort().join(',')} ${r.port}`;
+  const a = desired.routes.map(key).sort().join('\n');
+  const b = record.routes.map(key).sort().join('\n');
+  return a === b && [...desired.names].sort().join() === [...record.names].sort().join();
+}
+
+/** `http://127.0.0.1:4100` → 4100. */
+const portOf = (url: string) => Number(new URL(url).port) || 0;
+
+export class EdgeSweep {
+  private readonly lastTry = new Map<string, number>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly opts: EdgeSweepOptions) {}
+
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  /** One pass; returns how many envs were sent `env.edge`. */
+  async sweep(): Promise<number> {
+    const { db } = this.opts;
+    const envs = await db.query<Candidate>(
+      `select e.id, e.team, e.project, e.name, e.stage, e.status, e.host, e.endpoints, e.edge,
+              case when e.status in ('running', 'degraded') then v.spec->'services' end as services
+         from envs e
+         left join versions v on v.id = e.current_version
+         left join team_edge t on t.team = e.team
+        where (e.edge is not null or t.proxy is not null or t.dns is not null)
+          and e.host is not null
+          and e.status in ('running', 'degraded', 'stopped', 'torn_down')
+          and not exists (select 1 from deployments d where d.env = e.id and d.status in ('pending', 'running'))`,
+    );
+    let sent = 0;
+    for (const env of envs) {
+      if (this.stopping.signal.aborted) break;
+      if (env.status !== 'running' && env.status !== 'degraded' && env.edge === null) continue;
+      try {
+        if (await this.syncIfDue(env)) sent++;
+      } catch (err) {
+        this.opts.log(`edge sweep: env ${env.id}: ${messageOf(err)}`);
+      }
+    }
+    return sent;
+  }
+
+  private async syncIfDue(env: Candidate): Promise<boolean> {
+    const { db, agents } = this.opts;
+    const ports = Object.fromEntries(env.endpoints.map((e) => [e.service, portOf(e.url)]));
+    const desired = await desiredEdgeOf(db, env, env.services, ports);
+    const now = Date.now();
+    const last = this.lastTry.get(env.id) ?? 0;
+    const due = !sameEdge(desired, env.edge) || (env.edge?.status === 'degraded' && now - last >= (this.opts.retryMs ?? 30_000)) || (env.edge !== null && now - last >= (this.opts.recheckMs ?? 300_000));
+    if (!due || !agents.isConnected(env.host!)) return false;
+    this.lastTry.set(env.id, now);
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(APPLY_TIMEOUT_MS)]);
+    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }));
+    if (sync.result && env.status !== 'stopped' && env.status !== 'torn_down') await this.showPublic(env, desired);
+    return sync.result !== null;
+  }
+
+  /** Keep the env's endpoints' `public` URLs in step with the routes just applied. */
+  private async showPublic(env: Candidate, desired: DesiredEdge): Promise<void> {
+    await this.opts.db.query('update envs set endpoints = $2 where id = $1', [env.id, JSON.stringify(withPublic(env.endpoints, desired))]);
+  }
+}
