@@ -22,6 +22,7 @@ import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import { recoverInterrupted } from './commands/interrupted.js';
 import type { AgentContext } from './context.js';
 import { openDatasetDriver } from './datasets/open-driver.js';
+import { EdgeRelay } from './edge/edge-relay.js';
 import { publicAddresses } from './edge/public-address.js';
 import { hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
@@ -155,6 +156,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       envLocks: new KeyedMutex(),
       released: await ReleasedEnvs.open(dataDir),
       telemetry,
+      edgeRelay: new EdgeRelay(dataDir, ports, log),
       log,
     };
     // A release interrupted by a crash: the env is recorded as handed over, so stop supervising it.

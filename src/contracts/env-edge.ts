@@ -13,7 +13,7 @@
 import type { TlsMode } from '../edge/proxy-provider.js';
 import type { DnsSettings, ProxySettings } from './edge-settings.js';
 
-/** One route the env should have: `hostnames` to `127.0.0.1:<port>` on the host. */
+/** One route the env should have: `hostnames` to `127.0.0.1:<port>` on the host (through the host's edge relay). */
 export interface EdgeRouteWant {
   /** `<env id>.<service>`: stable across versions, so a new version's route replaces the old one's upstream in one write. */
   readonly id: string;
@@ -60,6 +60,8 @@ export interface EdgeProviderOutcome {
   /** Where it was asked, without secrets (`caddy admin API at 127.0.0.1:2019`). */
   readonly endpoint: string;
   readonly changes: readonly EdgeChangeRecord[];
+  /** Proxy: routes whose relay now sends new connections to another port (the version switch; verdict drains the old one). */
+  readonly switched?: readonly { readonly key: string; readonly from: number; readonly to: number }[];
   readonly error?: EdgeProviderError;
 }
 

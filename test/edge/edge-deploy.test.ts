@@ -10,9 +10,11 @@
  * in one write and drains the old version before it stops; a preview env gets
  * `<env>.<project>.<base>` and never production's names; a fork is published by the edge sweep; a proxy outage leaves the deploy
  * succeeded and the env's edge `degraded`, and the edge sweep converges once a proxy answers;
- * stop removes the route and the record.
+ * stop removes the route and the record; three deploys under continuous GET and POST traffic drop
+ * no request (the host's edge relay switches versions; Caddy is never reloaded).
  */
 import dns from 'node:dns';
+import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,11 +109,12 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     expect(env.edge).toMatchObject({ status: 'ok', names: ['shop.example.test'], proxy: { provider: 'caddy', status: 'ok' }, dns: { provider: 'powerdns', status: 'ok', addresses: [PUBLIC_IP] } });
   });
 
-  it('a second deploy moves the route to the new version in one write and drains the old one before stopping it', async () => {
+  it('a second deploy switches the route to the new version without a proxy write and drains the old one before stopping it', async () => {
     const dep = await deploy('production', 'v2');
     expect(dep.status, dep.error ?? '').toBe('succeeded');
+    // The Caddy route is not rewritten (no reload): the host's edge relay switched its target.
     expect(phase(dep, 'ingress').evidence).toMatchObject({
-      proxy: { status: 'ok', changes: [{ key: `${prodEnv}.web`, action: 'updated' }] },
+      proxy: { status: 'ok', changes: [{ key: `${prodEnv}.web`, action: 'unchanged' }], switched: [{ key: `${prodEnv}.web`, from: expect.any(Number), to: expect.any(Number) }] },
       dns: { status: 'ok', changes: [{ key: 'shop.example.test', action: 'unchanged' }] },
     });
     expect(phase(dep, 'verdict').evidence).toMatchObject({ drained_ms: 300 });
@@ -162,6 +165,54 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     expect((await envOf(env.id)).edge).toBeNull();
     // Production is untouched.
     expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^v2 \d+/);
+  });
+
+  it('three deploys under continuous GET and POST traffic through Caddy drop no request', async () => {
+    // Four clients on keep-alive connections to Caddy, each sending GET / and POST /print back to
+    // back until the deploys are done. Every answer must be a 200 from some version of the app.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const failures: string[] = [];
+    const versions = new Map<string, number>();
+    let sent = 0;
+    let done = false;
+    const request = (method: 'GET' | 'POST') =>
+      new Promise<void>((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port: caddy.httpPort, path: method === 'GET' ? '/' : '/print?n=0', method, agent, headers: { host: 'shop.example.test' }, timeout: 10_000 }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => {
+            if (res.statusCode !== 200) failures.push(`${method} ${res.statusCode} ${body.slice(0, 80)}`);
+            else if (method === 'GET') versions.set(body.split(' ')[0]!, (versions.get(body.split(' ')[0]!) ?? 0) + 1);
+            resolve();
+          });
+        });
+        req.on('timeout', () => req.destroy(new Error('timed out')));
+        req.on('error', (err) => (failures.push(`${method} ${err.message}`), resolve()));
+        req.end(method === 'POST' ? 'x'.repeat(64) : undefined);
+      });
+    const clients = Array.from({ length: 4 }, async (_, i) => {
+      while (!done) {
+        sent++;
+        await request(i % 2 === 0 ? 'GET' : 'POST');
+      }
+    });
+    try {
+      for (const version of ['z1', 'z2', 'z3']) {
+        const dep = await deploy('production', version);
+        expect(dep.status, dep.error ?? '').toBe('succeeded');
+        expect((phase(dep, 'ingress').evidence as { proxy: { switched: unknown[] } }).proxy.switched).toHaveLength(1);
+      }
+    } finally {
+      done = true;
+      await Promise.all(clients);
+      agent.destroy();
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(100);
+    // Traffic reached the versions in turn, ending on the last one.
+    expect([...versions.keys()]).toEqual(expect.arrayContaining(['v2', 'z1', 'z2', 'z3']));
+    expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^z3 \d+/);
   });
 
   it('a proxy outage never fails a deploy: ingress and the env say degraded, and the edge sweep converges once a proxy answers', async () => {

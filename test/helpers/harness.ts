@@ -64,9 +64,18 @@ export function releasedPids(agentDir: string): number[] {
   }
 }
 
-/** Kill every service process the agent started, including those it handed over. */
+/** The agent's edge relay (src/agent/edge/relay-main.ts), when it started one. */
+export function relayPids(agentDir: string): number[] {
+  try {
+    return [Number(readFileSync(join(agentDir, 'edge-relay', 'relay.pid'), 'utf8').trim())].filter((p) => p > 0);
+  } catch {
+    return [];
+  }
+}
+
+/** Kill every service process the agent started, including those it handed over, and its edge relay. */
 export function killServiceProcesses(agentDir: string): void {
-  for (const pid of [...agentServicePids(agentDir), ...releasedPids(agentDir)]) {
+  for (const pid of [...agentServicePids(agentDir), ...releasedPids(agentDir), ...relayPids(agentDir)]) {
     for (const target of [-pid, pid]) {
       try {
         process.kill(target, 'SIGKILL');

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { applyEnvEdge } from '../edge/apply-env-edge.js';
+import { EdgeRelay } from '../edge/edge-relay.js';
 import { publicAddresses } from '../edge/public-address.js';
 import type { CommandHandler } from './handler.js';
 
@@ -12,6 +13,7 @@ export const envEdge: CommandHandler<'env.edge'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(`edge:${p.env}`, () => {
       const config = ctx.pipeline?.config;
-      return applyEnvEdge(p, { publicIp: publicAddresses(config?.publicIp ?? null, os.networkInterfaces()), proxyBind: config?.proxyBind ?? undefined });
+      const relay = ctx.edgeRelay ?? new EdgeRelay(ctx.dataDir, ctx.ports, ctx.log);
+      return applyEnvEdge(p, { relay, publicIp: publicAddresses(config?.publicIp ?? null, os.networkInterfaces()), proxyBind: config?.proxyBind ?? undefined });
     }),
 };

@@ -2,9 +2,11 @@
  * env.edge's work (contracts/env-edge.ts): the env's routes and DNS names made as the control
  * plane asks, through the team's providers (src/edge/), from this host.
  *
- *   proxy  upsert each wanted route (hostnames → 127.0.0.1:<port>), then remove the routes no
- *          longer wanted; a route already as wanted sends no write (provider contract), so the
- *          edge sweep can call this as often as it likes
+ *   proxy  point each wanted route's relay port at the service's port (edge-relay.ts: the
+ *          switch to a new version, with no proxy write), upsert the route (hostnames →
+ *          127.0.0.1:<relay port>; written once, unchanged afterwards), then remove the routes
+ *          no longer wanted and their relay ports. A route already as wanted sends no write
+ *          (provider contract), so the edge sweep can call this as often as it likes
  *   dns    each wanted hostname → this host's public addresses, then remove the names no longer
  *          wanted
  *
@@ -14,10 +16,17 @@
  */
 import type { EdgeProviderError, EdgeProviderOutcome, EnvEdgePayload, EnvEdgeResult } from '../../contracts/env-edge.js';
 import { messageOf } from '../../contracts/errors.js';
-import { isEdgeError } from '../../edge/edge-error.js';
+import { EdgeError, isEdgeError } from '../../edge/edge-error.js';
 import { openDnsProvider, openProxyProvider } from '../../edge/open-providers.js';
 
+/** The host's edge relay (edge-relay.ts): stable ports in front of services. */
+export interface RouteRelay {
+  route(id: string, target: number): Promise<{ readonly listen: number; readonly previous: number | null }>;
+  remove(id: string): Promise<boolean>;
+}
+
 export interface ApplyEdgeOptions {
+  readonly relay: RouteRelay;
   /** What the names resolve to (edge/public-address.ts). */
   readonly publicIp: readonly string[];
   /** Where Caddy's listeners bind (agent config `proxy_bind`); default all interfaces. */
@@ -35,6 +44,7 @@ export function edgeErrorOf(err: unknown): EdgeProviderError {
 
 async function applyProxy(p: EnvEdgePayload, o: ApplyEdgeOptions): Promise<EdgeProviderOutcome> {
   const changes: { key: string; action: string }[] = [];
+  const switched: { key: string; from: number; to: number }[] = [];
   let endpoint: string = p.proxy.provider;
   try {
     const proxy = openProxyProvider(p.proxy, o.proxyBind ? { caddyBindHost: o.proxyBind } : {});
@@ -42,15 +52,21 @@ async function applyProxy(p: EnvEdgePayload, o: ApplyEdgeOptions): Promise<EdgeP
     if (proxy.kind === 'none') return { provider: 'none', status: 'skipped', endpoint, changes };
     const wanted = new Set(p.routes.map((r) => r.id));
     for (const r of p.routes) {
-      const c = await proxy.upsertRoute({ id: r.id, hostnames: r.hostnames, upstreams: [{ host: UPSTREAM_HOST, port: r.port }], tls: r.tls }, { signal: o.signal });
+      // The relay first: a route created just now must find its port listening.
+      const relayed = await o.relay.route(r.id, r.port).catch((err: unknown) => {
+        throw new EdgeError('unreachable', `edge relay: ${messageOf(err)}`);
+      });
+      if (relayed.previous !== null && relayed.previous !== r.port) switched.push({ key: r.id, from: relayed.previous, to: r.port });
+      const c = await proxy.upsertRoute({ id: r.id, hostnames: r.hostnames, upstreams: [{ host: UPSTREAM_HOST, port: relayed.listen }], tls: r.tls }, { signal: o.signal });
       changes.push({ key: r.id, action: c.action });
     }
     for (const id of p.remove_routes.filter((id) => !wanted.has(id))) {
       changes.push({ key: id, action: (await proxy.removeRoute(id, { signal: o.signal })).action });
+      await o.relay.remove(id);
     }
-    return { provider: p.proxy.provider, status: 'ok', endpoint, changes };
+    return { provider: p.proxy.provider, status: 'ok', endpoint, changes, switched };
   } catch (err) {
-    return { provider: p.proxy.provider, status: 'failed', endpoint, changes, error: edgeErrorOf(err) };
+    return { provider: p.proxy.provider, status: 'failed', endpoint, changes, switched, error: edgeErrorOf(err) };
   }
 }
 

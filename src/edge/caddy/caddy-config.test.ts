@@ -20,7 +20,7 @@ describe('caddy route JSON', () => {
     expect(caddyRoute(route())).toEqual({
       '@id': 'denv-route-env1.web',
       match: [{ host: ['app.example.com'] }],
-      handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:8001' }] }],
+      handle: [{ handler: 'reverse_proxy', transport: { protocol: 'http', keep_alive: { enabled: false } }, upstreams: [{ dial: '127.0.0.1:8001' }] }],
       terminal: true,
     });
     expect(caddyTlsPolicy(route())).toEqual({ '@id': 'denv-tls-env1.web', subjects: ['app.example.com'], issuers: [{ module: 'internal' }] });
@@ -31,7 +31,7 @@ describe('caddy route JSON', () => {
     expect(caddyRoute(r)).toEqual({
       '@id': 'denv-route-env1.web',
       match: [{ host: ['app.example.com'], protocol: 'https' }],
-      handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '[::1]:9000' }, { dial: '10.0.0.2:9001' }] }],
+      handle: [{ handler: 'reverse_proxy', transport: { protocol: 'http', keep_alive: { enabled: false } }, upstreams: [{ dial: '[::1]:9000' }, { dial: '10.0.0.2:9001' }] }],
       terminal: true,
     });
     expect(caddyTlsPolicy(r)).toBeNull();

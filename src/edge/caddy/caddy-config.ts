@@ -50,11 +50,18 @@ export const caddyTlsPolicyId = (id: string) => `${CADDY_TLS_PREFIX}${id}`;
 
 type Json = Record<string, unknown>;
 
+/**
+ * Upstream keep-alive is off: each request is a new connection to the upstream, so when the
+ * upstream behind a stable address changes (the agent's edge relay switching versions), the next
+ * request reaches the new version and no pooled connection is left pointing at one that stops.
+ */
+const UPSTREAM_TRANSPORT = { protocol: 'http', keep_alive: { enabled: false } } as const;
+
 export function caddyRoute(route: ProxyRoute): Json {
   return {
     '@id': caddyRouteId(route.id),
     match: [matcherFor(route.tls, route.hostnames)],
-    handle: [{ handler: 'reverse_proxy', upstreams: route.upstreams.map((u) => ({ dial: hostPort(u.host, u.port) })) }],
+    handle: [{ handler: 'reverse_proxy', transport: UPSTREAM_TRANSPORT, upstreams: route.upstreams.map((u) => ({ dial: hostPort(u.host, u.port) })) }],
     terminal: true,
   };
 }

@@ -42,18 +42,18 @@ describe('refusedBeforeAnyEffect', () => {
 
 describe('drainMs', () => {
   const route = (id: string, drain_ms: number) => ({ id, service: id, hostnames: [`${id}.example.com`], tls: 'off' as const, port: 4100, drain_ms });
-  const ingress = (actions: Record<string, string>): IngressState => ({
+  const ingress = (switched: string[]): IngressState => ({
     desired: { routes: [route('a', 300), route('b', 2000)], names: [], skipped: [] },
     result: {
-      proxy: { provider: 'caddy', status: 'ok', endpoint: 'caddy', changes: Object.entries(actions).map(([key, action]) => ({ key, action })) },
+      proxy: { provider: 'caddy', status: 'ok', endpoint: 'caddy', changes: [{ key: 'a', action: 'created' }, { key: 'b', action: 'unchanged' }], switched: switched.map((key) => ({ key, from: 4100, to: 4101 })) },
       dns: { provider: 'none', status: 'skipped', endpoint: 'none', changes: [], addresses: [] },
     },
   });
 
-  it('waits the longest drain of the routes whose upstream moved, and not at all when none moved', () => {
-    expect(drainMs(ingress({ a: 'updated', b: 'unchanged' }))).toBe(300);
-    expect(drainMs(ingress({ a: 'updated', b: 'updated' }))).toBe(2000);
-    expect(drainMs(ingress({ a: 'created', b: 'unchanged' }))).toBe(0);
+  it('waits the longest drain of the routes the relay switched to the new version, and not at all when none switched', () => {
+    expect(drainMs(ingress(['a']))).toBe(300);
+    expect(drainMs(ingress(['a', 'b']))).toBe(2000);
+    expect(drainMs(ingress([]))).toBe(0);
     expect(drainMs(undefined)).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>, ctx: PhaseContext) =
  */
 export function drainMs(ingress: IngressState | undefined): number {
   if (!ingress) return 0;
-  const moved = new Set(ingress.result.proxy.changes.filter((c) => c.action === 'updated').map((c) => c.key));
+  const moved = new Set((ingress.result.proxy.switched ?? []).map((c) => c.key));
   return Math.max(0, ...ingress.desired.routes.filter((r) => moved.has(r.id)).map((r) => r.drain_ms));
 }
 
