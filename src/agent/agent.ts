@@ -106,6 +106,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   let runtime: ProcessRuntime | null = null;
   let liveReporter: LiveStatusReporter | null = null;
   let telemetry: AgentTelemetry | null = null;
+  let stopRelayWatch: () => void = () => {};
 
   const ready = (async () => {
     await mkdir(path.dirname(dataDir), { recursive: true }); // parents as usual: the workloads root beside it must stay reachable
@@ -159,6 +160,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       edgeRelay: new EdgeRelay(dataDir, ports, log),
       log,
     };
+    stopRelayWatch = ctx.edgeRelay!.watch();
     // A release interrupted by a crash: the env is recorded as handed over, so stop supervising it.
     for (const env of ctx.released.list()) if (runtime.list(env).length > 0) await runtime.release(env);
     let dispatcher: Dispatcher | null = null;
@@ -211,6 +213,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       (runtime as ProcessRuntime | null)?.close();
       liveReporter?.close();
       (telemetry as AgentTelemetry | null)?.close();
+      stopRelayWatch();
       rejectHostId(new Error('agent closed before the control plane welcomed it'));
       rejectStandalone(new Error('agent closed before its standalone listener started'));
     },

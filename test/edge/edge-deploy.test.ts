@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Env } from '../../src/contracts/domain.js';
 import { waitFor } from '../helpers/api.js';
 import { httpGet, startCaddy, type TestCaddy } from '../helpers/caddy.js';
-import { startHarness, type Harness } from '../helpers/harness.js';
+import { relayPids, startHarness, type Harness } from '../helpers/harness.js';
 import { startPowerDns, type TestPowerDns } from '../helpers/pdns.js';
 import { freshDataDir } from '../helpers/stores.js';
 
@@ -213,6 +213,18 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     // Traffic reached the versions in turn, ending on the last one.
     expect([...versions.keys()]).toEqual(expect.arrayContaining(['v2', 'z1', 'z2', 'z3']));
     expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^z3 \d+/);
+  });
+
+  it('a relay that dies is started again by the agent, and the hostname answers again', async () => {
+    const [pid] = relayPids(h.agentDir);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid!, 'SIGKILL');
+    const answer = await waitFor(async () => {
+      const a = await httpGet(caddy.httpPort, 'shop.example.test').catch(() => null);
+      return a?.status === 200 && a;
+    }, 20_000, 'the hostname to answer through a new relay');
+    expect(answer.body).toMatch(/^z3 \d+/);
+    expect(relayPids(h.agentDir)).not.toContain(pid);
   });
 
   it('a proxy outage never fails a deploy: ingress and the env say degraded, and the edge sweep converges once a proxy answers', async () => {

@@ -14,6 +14,7 @@ import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { messageOf } from '../../contracts/errors.js';
 import { moduleExecArgv, moduleScript } from '../../lib/module-worker.js';
 import { Mutex } from '../mutex.js';
 import type { PortRegistry } from '../ports.js';
@@ -59,6 +60,26 @@ export class EdgeRelay {
       await this.ports.release(`edge/${id}`);
       return true;
     });
+  }
+
+  /**
+   * Keep the relay up while it has routes: a relay that died (killed, OOM) is started again
+   * within `everyMs`, with every route of the table. Returns the function that stops watching.
+   */
+  watch(everyMs = 2000): () => void {
+    const check = () =>
+      void this.mutex
+        .run(async () => {
+          if (listRoutesSync(this.dir).length > 0 && (await this.runningPid()) === null) {
+            this.log('edge relay is not running while it has routes: starting it again');
+            await this.ensureRunning();
+          }
+        })
+        .catch((err: unknown) => this.log(`edge relay: ${messageOf(err)}`));
+    check();
+    const timer = setInterval(check, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** The relay's pid when it runs (its pid file names a live relay process). */
