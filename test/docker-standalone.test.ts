@@ -94,7 +94,7 @@ describe('signed deploys on a real engine and registry', () => {
     expect(res.body.state).toBe('success');
     expect(res.body.stages.map((s: { name: string }) => s.name)).toEqual(['admit', 'verify', 'idempotency', 'pull', 'env', 'recreate', 'health', 'proxy', 'dns', 'persist']);
     expect(statuses(res.body)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'skipped', 'skipped', 'ok']);
-    expect(stage(res.body, 'proxy').detail).toMatch(/provider none/);
+    expect(stage(res.body, 'proxy').detail).toMatch(/no edge.hostnames in the envelope/);
     expect(stage(res.body, 'verify')).toMatchObject({ evidence: { algorithm: 'ecdsa-p256-sha256' } });
     expect(res.body.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await text(res.body.endpoint)).toBe('v1');

@@ -10,7 +10,6 @@
  */
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { ServiceIdentities } from './identity/service-identities.js';
-import os from 'node:os';
 import path from 'node:path';
 import { messageOf } from '../contracts/errors.js';
 import type { AgentMessage } from '../contracts/protocol.js';
@@ -22,8 +21,6 @@ import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import { recoverInterrupted } from './commands/interrupted.js';
 import type { AgentContext } from './context.js';
 import { openDatasetDriver } from './datasets/open-driver.js';
-import { EdgeRelay } from './edge/edge-relay.js';
-import { publicAddresses } from './edge/public-address.js';
 import { hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
 import { agentSocketUrl } from './link/socket-url.js';
@@ -157,7 +154,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       envLocks: new KeyedMutex(),
       released: await ReleasedEnvs.open(dataDir),
       telemetry,
-      edgeRelay: new EdgeRelay(dataDir, ports, log),
+      edgeRelay: pipeline.edge.relay,
       log,
     };
     stopRelayWatch = ctx.edgeRelay!.watch();
@@ -171,7 +168,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       dataDir,
       name: opts.name ?? config.name,
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(datasets.kind, pipeline.docker !== null, publicAddresses(config.publicIp, os.networkInterfaces())),
+      facts: hostFacts(datasets.kind, pipeline.docker !== null, pipeline.edge.publicIp),
       log,
       onWelcome: (id, welcome) => {
         resolveHostId(id);

@@ -3,6 +3,7 @@
  * the docker-runtime tests, with every program it starts recorded (spawn-recorder.cjs), and the
  * clean-up that removes its containers (they outlive the agent by design).
  */
+import { killServiceProcesses } from './harness.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,6 +87,7 @@ export async function startDockerAgent(config: Record<string, unknown>, o: { con
     },
     async close() {
       await agent.child.kill('SIGTERM');
+      killServiceProcesses(dataDir); // the edge relay, when a deploy started one
       removeAgentContainers(dataDir);
       rmSync(dir, { recursive: true, force: true });
       rmSync(envDir, { recursive: true, force: true });

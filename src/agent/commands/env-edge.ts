@@ -12,8 +12,8 @@ import type { CommandHandler } from './handler.js';
 export const envEdge: CommandHandler<'env.edge'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(`edge:${p.env}`, () => {
-      const config = ctx.pipeline?.config;
+      const edge = ctx.pipeline?.edge;
       const relay = ctx.edgeRelay ?? new EdgeRelay(ctx.dataDir, ctx.ports, ctx.log);
-      return applyEnvEdge(p, { relay, publicIp: publicAddresses(config?.publicIp ?? null, os.networkInterfaces()), proxyBind: config?.proxyBind ?? undefined });
+      return applyEnvEdge(p, { relay, publicIp: edge?.publicIp ?? publicAddresses(null, os.networkInterfaces()), proxyBind: edge?.proxyBind ?? undefined });
     }),
 };

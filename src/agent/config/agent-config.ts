@@ -19,6 +19,7 @@
  *   allow: {published_ports: [80, 8000-8099]}   # host ports a Compose `ports: "H:C"` may publish as written
  *   public_ip: [203.0.113.7]          # what DNS names of this host's envs resolve to (default: detected, edge/public-address.ts)
  *   proxy_bind: 127.0.0.1             # where the edge proxy's listeners bind (Caddy; default all interfaces)
+ *   edge: {proxy: {provider: caddy, admin_url: …}, dns: {…}, tls: auto}   # standalone deploys' edge (docs/edge.md)
  *
  * Closed schema: an unknown key is refused with its path, so a typo never silently loosens trust.
  */
@@ -27,7 +28,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { dnsSettings, proxySettings } from '../../contracts/edge-settings.js';
 import { DenvError } from '../../contracts/errors.js';
+import type { DnsConfig, ProxyConfig } from '../../edge/edge-config.js';
+import { TLS_MODES, type TlsMode } from '../../edge/proxy-provider.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import { loadTrustedKey, type TrustedKey } from '../../lib/envelope-crypto.js';
 import type { PortRange } from '../ports.js';
@@ -62,6 +66,8 @@ export const agentConfigSchema = z.strictObject({
   public_ip: z.union([z.ipv4(), z.ipv6(), z.array(z.union([z.ipv4(), z.ipv6()])).min(1).max(8)]).optional(),
   /** The address the edge proxy's listeners bind (Caddy); default all interfaces. */
   proxy_bind: z.union([z.ipv4(), z.ipv6()]).optional(),
+  /** Standalone deploys (POST /deploy): the proxy and DNS this host's pipeline uses for an envelope's `edge.hostnames`. Control-plane deploys use the team's (PUT /v1/edge). */
+  edge: z.strictObject({ proxy: proxySettings.optional(), dns: dnsSettings.optional(), tls: z.enum(TLS_MODES).default('auto') }).optional(),
 });
 export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 
@@ -82,6 +88,8 @@ export interface AgentConfig {
   /** null: detect (edge/public-address.ts). */
   readonly publicIp: readonly string[] | null;
   readonly proxyBind: string | null;
+  /** Standalone deploys' providers (agent.yaml `edge`); null: none configured. */
+  readonly edge: { readonly proxy: ProxyConfig | null; readonly dns: DnsConfig | null; readonly tls: TlsMode };
 }
 
 /** `signed`: a process service starts only from an envelope with `process` that a trusted key signed (envs/admit-process.ts). */
@@ -89,7 +97,7 @@ export type ProcessRuntimeMode = 'enabled' | 'disabled' | 'signed';
 
 /** What an agent started without a config file uses: no keys, nothing allowed, signatures required. */
 export function defaultAgentConfig(name = os.hostname()): AgentConfig {
-  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false, logMaxBytes: null, publicIp: null, proxyBind: null };
+  return { name, trustedKeys: [], allow: { repositories: [], services: [], paths: [], publishedPorts: [] }, listen: null, datasets: null, requireSignature: true, network: 'bridge', envDir: null, workloads: null, processRuntime: 'enabled', runAsRoot: false, logMaxBytes: null, publicIp: null, proxyBind: null, edge: { proxy: null, dns: null, tls: 'auto' } };
 }
 
 /** `8080` → 8080-8080; `8000-8099` → that range. */
@@ -143,6 +151,7 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
     logMaxBytes: file.log_max_bytes ?? null,
     publicIp: file.public_ip === undefined ? null : typeof file.public_ip === 'string' ? [file.public_ip] : file.public_ip,
     proxyBind: file.proxy_bind ?? null,
+    edge: { proxy: file.edge?.proxy ?? null, dns: file.edge?.dns ?? null, tls: file.edge?.tls ?? 'auto' },
   };
 }
 

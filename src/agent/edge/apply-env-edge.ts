@@ -14,16 +14,9 @@
  * applied before it; the other provider still runs (a DNS outage does not keep the route from
  * moving). Nothing here throws for a provider: the edge is best effort (DESIGN §8).
  */
-import type { EdgeProviderError, EdgeProviderOutcome, EnvEdgePayload, EnvEdgeResult } from '../../contracts/env-edge.js';
-import { messageOf } from '../../contracts/errors.js';
-import { EdgeError, isEdgeError } from '../../edge/edge-error.js';
+import type { EdgeProviderOutcome, EnvEdgePayload, EnvEdgeResult } from '../../contracts/env-edge.js';
 import { openDnsProvider, openProxyProvider } from '../../edge/open-providers.js';
-
-/** The host's edge relay (edge-relay.ts): stable ports in front of services. */
-export interface RouteRelay {
-  route(id: string, target: number): Promise<{ readonly listen: number; readonly previous: number | null }>;
-  remove(id: string): Promise<boolean>;
-}
+import { edgeErrorOf, publishNames, routeService, type RouteRelay } from './edge-calls.js';
 
 export interface ApplyEdgeOptions {
   readonly relay: RouteRelay;
@@ -32,14 +25,6 @@ export interface ApplyEdgeOptions {
   /** Where Caddy's listeners bind (agent config `proxy_bind`); default all interfaces. */
   readonly proxyBind?: string;
   readonly signal?: AbortSignal;
-}
-
-/** Routes go to the service on this host's loopback: the proxy runs beside the agent. */
-const UPSTREAM_HOST = '127.0.0.1';
-
-export function edgeErrorOf(err: unknown): EdgeProviderError {
-  if (isEdgeError(err)) return { reason: err.reason, retryable: err.retryable, message: err.message };
-  return { reason: 'protocol', retryable: true, message: messageOf(err) };
 }
 
 async function applyProxy(p: EnvEdgePayload, o: ApplyEdgeOptions): Promise<EdgeProviderOutcome> {
@@ -52,13 +37,9 @@ async function applyProxy(p: EnvEdgePayload, o: ApplyEdgeOptions): Promise<EdgeP
     if (proxy.kind === 'none') return { provider: 'none', status: 'skipped', endpoint, changes };
     const wanted = new Set(p.routes.map((r) => r.id));
     for (const r of p.routes) {
-      // The relay first: a route created just now must find its port listening.
-      const relayed = await o.relay.route(r.id, r.port).catch((err: unknown) => {
-        throw new EdgeError('unreachable', `edge relay: ${messageOf(err)}`);
-      });
-      if (relayed.previous !== null && relayed.previous !== r.port) switched.push({ key: r.id, from: relayed.previous, to: r.port });
-      const c = await proxy.upsertRoute({ id: r.id, hostnames: r.hostnames, upstreams: [{ host: UPSTREAM_HOST, port: relayed.listen }], tls: r.tls }, { signal: o.signal });
-      changes.push({ key: r.id, action: c.action });
+      const routed = await routeService(proxy, o.relay, r, o.signal);
+      if (routed.switched) switched.push({ key: r.id, ...routed.switched });
+      changes.push({ key: r.id, action: routed.change.action });
     }
     for (const id of p.remove_routes.filter((id) => !wanted.has(id))) {
       changes.push({ key: id, action: (await proxy.removeRoute(id, { signal: o.signal })).action });
@@ -79,10 +60,7 @@ async function applyDns(p: EnvEdgePayload, o: ApplyEdgeOptions): Promise<EnvEdge
     endpoint = dns.endpoint;
     if (dns.kind === 'none') return { provider: 'none', status: 'skipped', endpoint, changes, addresses };
     const names = [...new Set(p.routes.flatMap((r) => r.hostnames))];
-    if (names.length > 0 && addresses.length === 0) {
-      return { provider: p.dns.provider, status: 'failed', endpoint, changes, addresses, error: { reason: 'invalid', retryable: false, message: 'this host has no public address to publish: set public_ip in its agent config' } };
-    }
-    for (const name of names) changes.push({ key: name, action: (await dns.upsertRecords({ name, addresses }, { signal: o.signal })).action });
+    changes.push(...(await publishNames(dns, names, addresses, o.signal)));
     for (const name of p.remove_names.filter((n) => !names.includes(n))) {
       changes.push({ key: name, action: (await dns.removeRecords(name, { signal: o.signal })).action });
     }

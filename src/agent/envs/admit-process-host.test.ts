@@ -33,7 +33,7 @@ let fx: Fixture;
 async function signedHost(keys = [loadTrustedKey(publicKey.export({ type: 'spki', format: 'pem' }) as string, 'ci.pub')]): Promise<AgentContext> {
   const config: AgentConfig = {
     name: 'h1', trustedKeys: keys, allow: { repositories: [], services: ['api'], paths: [], publishedPorts: [] }, listen: null, datasets: null,
-    requireSignature: true, network: 'host', envDir: `${fx.dataDir}/env-files`, workloads: null, processRuntime: 'signed', runAsRoot: true, logMaxBytes: null, publicIp: null, proxyBind: null,
+    requireSignature: true, network: 'host', envDir: `${fx.dataDir}/env-files`, workloads: null, processRuntime: 'signed', runAsRoot: true, logMaxBytes: null, publicIp: null, proxyBind: null, edge: { proxy: null, dns: null, tls: 'auto' },
   };
   const pipeline = await openPipelineHost({ dataDir: `${fx.dataDir}/h-${randomUUID()}`, config, ports: new PortRegistry(fx.dataDir, { min: 27100, max: 27109 }), log: () => {}, docker: null });
   return { ...fx.ctx, identities: new ServiceIdentities(fx.dataDir, { processRuntime: 'signed', runAsRoot: true, allowPaths: ['/'] }, false), pipeline };

@@ -4,8 +4,13 @@
  * the docker runtime (null when the engine does not answer), the one port registry, and the
  * durable stores (replay record, last-good records, env files on tmpfs, per-service locks).
  */
+import os from 'node:os';
 import path from 'node:path';
+import type { DnsConfig, ProxyConfig } from '../../edge/edge-config.js';
+import type { TlsMode } from '../../edge/proxy-provider.js';
 import type { AgentConfig } from '../config/agent-config.js';
+import { EdgeRelay } from '../edge/edge-relay.js';
+import { publicAddresses } from '../edge/public-address.js';
 import { AdmittedProcesses } from '../envelope/admitted-processes.js';
 import { NonceStore } from '../envelope/nonce-store.js';
 import { FileLocks } from '../locks/file-lock.js';
@@ -16,12 +21,17 @@ import { EnvHasher } from '../runtimes/docker/env-hash.js';
 import { SlotStore } from '../runtimes/docker/slot-store.js';
 
 /**
- * Edge providers (DESIGN §8). Until the edge lands every host has `none`, and the proxy and dns
- * stages exist and report `skipped` with that provider.
+ * The edge as this host's pipeline sees it (DESIGN §8, docs/edge.md): the providers agent.yaml
+ * configures for standalone deploys (control-plane deploys use the team's, through the deploy's
+ * `ingress` phase), the edge relay every route dials, and the addresses names are published as.
  */
-export interface EdgeProviders {
-  readonly proxy: 'none';
-  readonly dns: 'none';
+export interface HostEdge {
+  readonly proxy: ProxyConfig | null;
+  readonly dns: DnsConfig | null;
+  readonly tls: TlsMode;
+  readonly relay: EdgeRelay;
+  readonly publicIp: readonly string[];
+  readonly proxyBind: string | null;
 }
 
 export interface PipelineHost {
@@ -35,7 +45,7 @@ export interface PipelineHost {
   readonly envFiles: EnvFiles;
   readonly envHasher: EnvHasher;
   readonly locks: FileLocks;
-  readonly edge: EdgeProviders;
+  readonly edge: HostEdge;
   readonly log: (line: string) => void;
 }
 
@@ -60,7 +70,14 @@ export async function openPipelineHost(o: PipelineHostOptions): Promise<Pipeline
     envFiles: new EnvFiles(o.config.envDir ?? defaultEnvDir(o.dataDir)),
     envHasher: await EnvHasher.open(o.dataDir),
     locks: new FileLocks(path.join(o.dataDir, 'locks')),
-    edge: { proxy: 'none', dns: 'none' },
+    edge: {
+      proxy: o.config.edge.proxy,
+      dns: o.config.edge.dns,
+      tls: o.config.edge.tls,
+      relay: new EdgeRelay(o.dataDir, o.ports, o.log),
+      publicIp: publicAddresses(o.config.publicIp, os.networkInterfaces()),
+      proxyBind: o.config.proxyBind,
+    },
     log: o.log,
   };
 }

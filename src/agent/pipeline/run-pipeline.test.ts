@@ -39,6 +39,7 @@ beforeAll(async () => {
     logMaxBytes: null,
     publicIp: null,
     proxyBind: null,
+    edge: { proxy: null, dns: null, tls: 'auto' },
   };
   host = await openPipelineHost({ dataDir: join(dir, 'data'), config, ports: new PortRegistry(join(dir, 'data'), { min: 25500, max: 25599 }), log: () => {}, docker: null });
 });

@@ -41,6 +41,7 @@ const config = (o: Partial<AgentConfig> = {}): AgentConfig => ({
   logMaxBytes: null,
   publicIp: null,
   proxyBind: null,
+  edge: { proxy: null, dns: null, tls: 'auto' },
   ...o,
 });
 

@@ -1,0 +1,14 @@
+/** What the pipeline's edge stages (proxy, dns and their preflight readiness) share. */
+import type { DnsConfig, ProxyConfig } from '../../../edge/edge-config.js';
+import type { PipelineRequest } from '../stage.js';
+
+/** A standalone service's route id: one per service, whatever its version (edge-relay.ts keys on it). */
+export const standaloneRouteId = (service: string) => `standalone.${service}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-').slice(0, 100);
+
+/** Why the stage has nothing to do, or null when it must run. */
+export function edgeSkipReason(req: PipelineRequest, hostnames: readonly string[], provider: ProxyConfig | DnsConfig | null, what: string, key: string): string | null {
+  if (req.spec !== null) return "control-plane deploy: the deploy's ingress phase puts the service on the team's edge";
+  if (hostnames.length === 0) return 'no edge.hostnames in the envelope';
+  if (provider === null || provider.provider === 'none') return `provider none: no ${what} is configured on this host (agent.yaml ${key})`;
+  return null;
+}
