@@ -13,6 +13,13 @@
 import type { TlsMode } from '../edge/proxy-provider.js';
 import type { DnsSettings, ProxySettings } from './edge-settings.js';
 
+/**
+ * A route id: `<scope>.<service>` — the scope is the env id, or `standalone` for standalone
+ * deploys — in the characters every provider takes (src/edge/names.ts). The same for every
+ * version of the service, so the host's edge relay keys on it.
+ */
+export const edgeRouteId = (scope: string, service: string) => `${scope}.${service}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-').slice(0, 100);
+
 /** One route the env should have: `hostnames` to `127.0.0.1:<port>` on the host (through the host's edge relay). */
 export interface EdgeRouteWant {
   /** `<env id>.<service>`: stable across versions, so a new version's route replaces the old one's upstream in one write. */

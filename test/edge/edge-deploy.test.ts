@@ -227,6 +227,19 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     expect(relayPids(h.agentDir)).not.toContain(pid);
   });
 
+  it('a rollback moves the hostname to the restored version as it completes, and records it', async () => {
+    const res = await h.api.post(`/v1/envs/${prodEnv}/rollback`, { version: 4 });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id);
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    // The agent moved the relay route before stopping z3; the verdict's env.edge finds it in place.
+    expect(phase(dep, 'verdict').evidence).toMatchObject({ edge: { status: 'ok', names: ['shop.example.test'], proxy: { status: 'ok', changes: [{ key: `${prodEnv}.web`, action: 'unchanged' }], switched: [] } } });
+    expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^z2 \d+/);
+    const env = await envOf(prodEnv);
+    expect(env.endpoints[0]!.public).toEqual(['http://shop.example.test']);
+    expect(env.edge!.status).toBe('ok');
+  });
+
   it('a proxy outage never fails a deploy: ingress and the env say degraded, and the edge sweep converges once a proxy answers', async () => {
     await caddy.stop();
     const dep = await deploy('production', 'v3');

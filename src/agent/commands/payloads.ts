@@ -50,6 +50,8 @@ const serviceSpec = z.object({
   networks: z.array(z.string()).optional(),
   read_only: z.boolean().optional(),
   tmpfs: z.array(z.string().startsWith('/')).optional(),
+  // The edge (issue 12): env.rollback drains for `drain_ms` after moving the env's relay routes.
+  edge: z.object({ hostnames: z.array(z.string()), tls: z.enum(TLS_MODES), port: z.number().int().min(1).max(65535).nullable(), drain_ms: ms }).nullable().optional(),
 });
 
 /** Packed file contents (Spec.files): relative paths without `..`, base64 contents. */

@@ -51,6 +51,11 @@ export class EdgeRelay {
     });
   }
 
+  /** Whether route `id` is in the table. */
+  has(id: string): boolean {
+    return readRouteSync(this.dir, id) !== null;
+  }
+
   remove(id: string): Promise<boolean> {
     return this.mutex.run(async () => {
       if (!readRouteSync(this.dir, id)) return false;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSpec } from '../../contracts/spec.js';
-import { desiredEdge, dnsLabel, routeIdOf, withPublic, type EdgeInputs } from './desired-edge.js';
+import { edgeRouteId } from '../../contracts/env-edge.js';
+import { desiredEdge, dnsLabel, withPublic, type EdgeInputs } from './desired-edge.js';
 
 const services = (compose: object) => parseSpec(compose as Record<string, unknown>).services;
 const web = (edge: object, extra: object = {}) => ({ command: ['node', 'app.js'], ...extra, 'x-denv': { edge } });
@@ -58,11 +59,11 @@ describe('desiredEdge', () => {
 });
 
 describe('names and URLs', () => {
-  it('dnsLabel and routeIdOf keep to what DNS and providers take', () => {
+  it('dnsLabel and edgeRouteId keep to what DNS and providers take', () => {
     expect(dnsLabel('PR #7 (draft)')).toBe('pr-7-draft');
     expect(dnsLabel('___')).toBeNull();
     expect(dnsLabel('x'.repeat(80))).toHaveLength(63);
-    expect(routeIdOf('env_AB', 'Web Front')).toBe('env_ab.web-front');
+    expect(edgeRouteId('env_AB', 'Web Front')).toBe('env_ab.web-front');
   });
 
   it('withPublic adds https URLs for tls auto/internal, http for off, only to routed services', () => {

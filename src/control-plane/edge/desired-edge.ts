@@ -14,7 +14,7 @@
  * that port itself (the process listens on the host). Route ids are `<env id>.<service>`, the same
  * for every version, so a new version's route replaces the old upstream in one provider write.
  */
-import type { EdgeRouteWant } from '../../contracts/env-edge.js';
+import { edgeRouteId, type EdgeRouteWant } from '../../contracts/env-edge.js';
 import type { EnvStage } from '../../contracts/domain.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { normalizeHostname } from '../../edge/names.js';
@@ -42,8 +42,6 @@ export function dnsLabel(name: string): string | null {
   return label.length > 0 ? label : null;
 }
 
-/** `env_3f….web` → a provider-safe route id (names.ts ROUTE_ID). */
-export const routeIdOf = (envId: string, service: string) => `${envId}.${service}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-').slice(0, 100);
 
 function automaticName(i: EdgeInputs, service: string, several: boolean): string | { reason: string } {
   if (!i.baseDomain) return { reason: `no base domain is set for the team (denv edge set-base-domain …), and a ${i.env.stage} env never uses the spec's hostnames` };
@@ -85,7 +83,7 @@ export function desiredEdge(i: EdgeInputs): DesiredEdge {
       skipped.push({ service, reason: port.reason });
       continue;
     }
-    routes.push({ id: routeIdOf(i.env.id, service), service, hostnames, tls: edge.tls, port, drain_ms: edge.drain_ms });
+    routes.push({ id: edgeRouteId(i.env.id, service), service, hostnames, tls: edge.tls, port, drain_ms: edge.drain_ms });
   }
   return { routes, names: [...new Set(routes.flatMap((r) => r.hostnames))].sort(), skipped };
 }

@@ -24,8 +24,9 @@ export async function readEnvEdge(db: Db, env: string): Promise<EnvEdgeRecord | 
   return rows[0]?.edge ?? null;
 }
 
-export async function writeEnvEdge(db: Db, env: string, record: EnvEdgeRecord | null): Promise<void> {
-  await db.query('update envs set edge = $2 where id = $1', [env, record === null ? null : JSON.stringify(record)]);
+/** `endpoints`: the env's endpoints to show with it (their `public` URLs), written in the same statement; null keeps them. */
+export async function writeEnvEdge(db: Db, env: string, record: EnvEdgeRecord | null, endpoints: unknown[] | null = null): Promise<void> {
+  await db.query('update envs set edge = $2, endpoints = coalesce($3, endpoints) where id = $1', [env, record === null ? null : JSON.stringify(record), endpoints === null ? null : JSON.stringify(endpoints)]);
 }
 
 /** What the providers answered, without the per-route changes (those are evidence, not state). */

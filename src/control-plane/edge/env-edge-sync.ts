@@ -43,7 +43,8 @@ export async function desiredEdgeOf(db: Db, env: EdgeEnv, services: Readonly<Rec
   return desiredEdge({ env: { id: env.id, name: env.name, stage: env.stage as EnvStage }, project: project[0]?.name ?? env.project, baseDomain: team.base_domain, services, ports });
 }
 
-export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, send: SendEdge): Promise<EdgeSyncOutcome> {
+/** `o.endpoints`: the env's endpoints as they should show once the routes are sent (written with the record, so a reader never sees one without the other). */
+export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, send: SendEdge, o: { endpoints?: unknown[] } = {}): Promise<EdgeSyncOutcome> {
   const [team, previous] = await Promise.all([readTeamEdge(db, env.team), readEnvEdge(db, env.id)]);
   const wantedIds = new Set(desired.routes.map((r) => r.id));
   const remove_routes = (previous?.routes ?? []).map((r) => r.id).filter((id) => !wantedIds.has(id));
@@ -68,6 +69,6 @@ export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, se
   ];
   const names = [...desired.names, ...remove_names.filter((n) => !namesGone.has(n) && result.dns.status !== 'skipped')];
   const record: EnvEdgeRecord | null = routes.length === 0 && names.length === 0 ? null : { routes, names, ...summaryOf(result), applied_at: new Date().toISOString() };
-  await writeEnvEdge(db, env.id, record);
+  await writeEnvEdge(db, env.id, record, o.endpoints ?? null);
   return { desired, result, reason: null, record };
 }

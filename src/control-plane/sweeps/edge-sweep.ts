@@ -98,13 +98,9 @@ export class EdgeSweep {
     if (!due || !agents.isConnected(env.host!)) return false;
     this.lastTry.set(env.id, now);
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(APPLY_TIMEOUT_MS)]);
-    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }));
-    if (sync.result && env.status !== 'stopped' && env.status !== 'torn_down') await this.showPublic(env, desired);
+    // The endpoints' `public` URLs change with the routes, in the same write.
+    const endpoints = env.status === 'running' || env.status === 'degraded' ? withPublic(env.endpoints, desired) : undefined;
+    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints });
     return sync.result !== null;
-  }
-
-  /** Keep the env's endpoints' `public` URLs in step with the routes just applied. */
-  private async showPublic(env: Candidate, desired: DesiredEdge): Promise<void> {
-    await this.opts.db.query('update envs set endpoints = $2 where id = $1', [env.id, JSON.stringify(withPublic(env.endpoints, desired))]);
   }
 }

@@ -1,9 +1,10 @@
 /** What the pipeline's edge stages (proxy, dns and their preflight readiness) share. */
+import { edgeRouteId } from '../../../contracts/env-edge.js';
 import type { DnsConfig, ProxyConfig } from '../../../edge/edge-config.js';
 import type { PipelineRequest } from '../stage.js';
 
 /** A standalone service's route id: one per service, whatever its version (edge-relay.ts keys on it). */
-export const standaloneRouteId = (service: string) => `standalone.${service}`.toLowerCase().replace(/[^a-z0-9._-]/g, '-').slice(0, 100);
+export const standaloneRouteId = (service: string) => edgeRouteId('standalone', service);
 
 /** Why the stage has nothing to do, or null when it must run. */
 export function edgeSkipReason(req: PipelineRequest, hostnames: readonly string[], provider: ProxyConfig | DnsConfig | null, what: string, key: string): string | null {

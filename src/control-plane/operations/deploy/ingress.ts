@@ -12,8 +12,7 @@
  * Evidence: {endpoints, names, proxy, dns} — endpoints with `public` URLs, the hostnames, and
  * what each provider did (status, endpoint, per route or name the change, the error).
  */
-import { withPublic } from '../../edge/desired-edge.js';
-import { desiredEdgeOf, syncEnvEdge } from '../../edge/env-edge-sync.js';
+import { putOnEdge } from '../edge-phase.js';
 import { ok, skipped, type PhaseDef } from '../phase.js';
 import { paramsOf, stateOf, type IngressState } from './state.js';
 
@@ -23,11 +22,8 @@ export const ingress: PhaseDef = {
     const { spec } = paramsOf(ctx.deployment.params);
     const state = stateOf(ctx.state);
     const create = state.create!;
-    const env = await ctx.env();
-    const ports = Object.fromEntries(create.endpoints.map((e) => [e.service, e.port]));
-    const desired = await desiredEdgeOf(ctx.db, env, spec.services, ports);
-    const sync = await syncEnvEdge(ctx.db, env, desired, (payload) => ctx.call(state.host!, 'env.edge', payload));
-    const endpoints = withPublic(create.endpoints, sync.result ? desired : null);
+    const { sync, endpoints } = await putOnEdge(ctx, await ctx.env(), state.host!, spec.services, create.endpoints);
+    const desired = sync.desired;
     if (!sync.result) return skipped({ reason: sync.reason, endpoints, names: desired.names, skipped: desired.skipped });
     ctx.state.ingress = { desired, result: sync.result } satisfies IngressState;
     const degraded = sync.record?.status === 'degraded';

@@ -1,4 +1,4 @@
-import { removeFromEdge } from '../edge-removal.js';
+import { removeFromEdge } from '../edge-phase.js';
 import { ok, skipped, type PhaseDef, type PhaseContext } from '../phase.js';
 
 /** How long teardown waits for a host that is reconnecting before leaving its data in place. */

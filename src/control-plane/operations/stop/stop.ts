@@ -1,5 +1,5 @@
 import { ok, skipped, type PhaseDef } from '../phase.js';
-import { removeFromEdge } from '../edge-removal.js';
+import { removeFromEdge } from '../edge-phase.js';
 import { connectedHost } from '../host-link.js';
 
 /** The env taken off the edge (edge-removal.ts), then env.stop on its host: every process stopped, datasets and record kept. */
