@@ -13,8 +13,15 @@ import { registerEnvSnapshots } from './env-snapshots.js';
 import { registerEnvVersions } from './env-versions.js';
 import { ENV_ARG_DESCRIPTION, resolveEnv } from '../env-ref.js';
 
+/** `web→http://127.0.0.1:4100` — or its public URL when the edge published one (the one a user opens). */
 export function formatEndpoints(endpoints: readonly Endpoint[]): string {
-  return endpoints.map((e) => `${e.service}→${e.url}`).join(' ') || '—';
+  return endpoints.map((e) => `${e.service}→${e.public?.[0] ?? e.url}`).join(' ') || '—';
+}
+
+/** The edge line of `env show`: its names and any provider that failed (`degraded`). */
+export function formatEdge(edge: NonNullable<Env['edge']>): string {
+  const failures = [edge.proxy, edge.dns].filter((p) => p.error).map((p) => `${p.provider}: ${p.error!.message}`);
+  return `${edge.status}${failures.length > 0 ? ` — ${failures.join('; ')}` : ''}`;
 }
 
 export function envRows(items: readonly Env[]): string[][] {
@@ -32,8 +39,9 @@ export function formatEnvDetail(e: Env): string {
     ['parent', e.parent_version ?? '—'],
     ['host', e.host ?? '—'],
   ];
-  (e.endpoints ?? []).forEach((ep, i) => fields.push([i === 0 ? 'endpoints' : '', `${ep.service} → ${ep.url}`]));
+  (e.endpoints ?? []).forEach((ep, i) => fields.push([i === 0 ? 'endpoints' : '', `${ep.service} → ${[...(ep.public ?? []), ep.url].join(', ')}`]));
   if ((e.endpoints ?? []).length === 0) fields.push(['endpoints', '—']);
+  if (e.edge) fields.push(['edge', formatEdge(e.edge)]);
   if (e.last_error) fields.push(['last error', e.last_error]);
   return formatFields(fields);
 }
