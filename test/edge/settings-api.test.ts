@@ -125,6 +125,19 @@ describe.each(STORES)('team edge settings on %s', (store) => {
     expect((await get(t.a)).body).toEqual(before);
   });
 
+  it('every change is audited as edge.changed on subject edge: the fields, the token, provider kinds, never a secret', async () => {
+    const events = async (api = t.a) => (await api.get('/v1/events?subject=edge&limit=1000')).body.items as { type: string; data: Record<string, unknown> }[];
+    const before = (await events()).length;
+    expect((await put(t.a, { dns: POWERDNS, base_domain: 'audit.example.com' })).status).toBe(200);
+    expect((await put(t.a, { colour: 'red' })).status).toBe(400);
+    const after = await events();
+    expect(after).toHaveLength(before + 1);
+    expect(after.at(-1)).toMatchObject({ type: 'edge.changed', data: { fields: ['base_domain', 'dns'], base_domain: 'audit.example.com', dns: 'powerdns', token: t.aTokenId } });
+    answers.push(JSON.stringify(after));
+    // Team B's audit trail holds nothing of A's.
+    expect((await events(t.b)).some((e) => e.data.base_domain === 'audit.example.com')).toBe(false);
+  });
+
   it('writing needs scope admin: a deploy or read token gets 403 and changes nothing', async () => {
     const before = (await get(t.a)).body;
     for (const scope of ['deploy', 'read']) {

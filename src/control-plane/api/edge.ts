@@ -4,10 +4,13 @@
  * `redactDnsConfig`); the secrets themselves only leave the store towards providers.
  *
  * Writing needs scope admin: a CI (`deploy`) token deploys onto the edge but does not choose it.
+ * Every write appends `edge.changed` to the team's subject `edge` (`GET /v1/events?subject=edge`):
+ * which fields, which token, the provider kinds — never a secret.
  */
 import { dnsSettings, proxySettings, putEdgeBody, type EdgeSettings } from '../../contracts/edge-settings.js';
 import { DenvError } from '../../contracts/errors.js';
 import { redactDnsConfig, redactProxyConfig, secretsOfDnsConfig, secretsOfProxyConfig } from '../../edge/edge-config.js';
+import { appendEvent } from '../store/events.js';
 import { readTeamEdge, writeTeamEdge, type TeamEdge } from '../store/team-edge.js';
 import { route } from './route.js';
 
@@ -47,7 +50,17 @@ export const edgeRoutes = [
     async handler({ db }, { auth, body }) {
       refuseRedacted('proxy', body.proxy, secretsOfProxyConfig, redactProxyConfig);
       refuseRedacted('dns', body.dns, secretsOfDnsConfig, redactDnsConfig);
-      return shown(await writeTeamEdge(db, auth.team, body));
+      return db.tx(async (tx) => {
+        const stored = await writeTeamEdge(tx, auth.team, body);
+        // Audit: who changed what, never a secret (providers by kind only).
+        await appendEvent(tx, {
+          team: auth.team,
+          subject: 'edge',
+          type: 'edge.changed',
+          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: stored.base_domain, proxy: stored.proxy?.provider ?? null, dns: stored.dns?.provider ?? null },
+        });
+        return shown(stored);
+      });
     },
   }),
 ];
