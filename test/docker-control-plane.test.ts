@@ -274,7 +274,9 @@ describe('signed deploys through the control plane', () => {
         return res.body.deployment.id as string;
       }),
     );
-    const done = await Promise.all(started.map((id) => h.api.finished(id, 120_000)));
+    // 20 deployments at once on one PGlite and one agent: ~5 s alone, ~40–60 s on a loaded 2-core
+    // machine (measured with two busy loops beside it). The assertion is about outcomes, not time.
+    const done = await Promise.all(started.map((id) => h.api.finished(id, 170_000)));
     const won = done.filter((d) => d.status === 'succeeded');
     expect(won, done.map((d) => `${d.status}: ${d.error}`).join('\n')).toHaveLength(1);
     for (const d of done.filter((x) => x !== won[0])) {
@@ -283,5 +285,5 @@ describe('signed deploys through the control plane', () => {
       expect(execFileSync('docker', ['ps', '-aq', '--filter', `label=dev.denv.slot=${d.env}/web`], { encoding: 'utf8' }).trim()).toBe('');
     }
     expect(await text((await h.api.get(`/v1/envs/${won[0]!.env}`)).body.endpoints[0].url)).toBe('v1');
-  });
+  }, 180_000);
 });

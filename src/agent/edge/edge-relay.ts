@@ -9,8 +9,7 @@
  * A proxy route points at the stable port once and is never rewritten for a new version: the
  * switch is one file rename here, with no proxy reload (which resets connections on Caddy).
  */
-import { spawn } from 'node:child_process';
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +17,7 @@ import { messageOf } from '../../contracts/errors.js';
 import { moduleExecArgv, moduleScript } from '../../lib/module-worker.js';
 import { Mutex } from '../mutex.js';
 import type { PortRegistry } from '../ports.js';
+import { spawnDetached } from '../runtimes/process/spawn-detached.js';
 import { listRoutesSync, readRouteSync, routeFile, writeRoute } from './relay-table.js';
 
 /** How long a new listener may take to accept, and a started relay to write its pid. */
@@ -100,16 +100,13 @@ export class EdgeRelay {
     if (running !== null) return running;
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await rm(path.join(this.dir, 'relay.pid'), { force: true });
-    const log = await open(path.join(this.dir, 'relay.log'), 'a', 0o600);
-    try {
-      const script = moduleScript(import.meta.url, 'relay-main');
-      const child = spawn(process.execPath, [...moduleExecArgv(import.meta.url), script.pathname, this.dir], { detached: true, stdio: ['ignore', log.fd, log.fd] });
-      child.on('error', () => {});
-      child.unref();
-      this.log(`edge relay started (pid ${child.pid})`);
-    } finally {
-      await log.close();
-    }
+    // Detached like a service (spawn-detached.ts): it outlives the agent, its output in relay.log.
+    const script = moduleScript(import.meta.url, 'relay-main');
+    // Nothing of the agent's environment (it may hold provider secrets): the relay needs none of it.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    const started = await spawnDetached([process.execPath, ...moduleExecArgv(import.meta.url), script.pathname, this.dir], this.dir, env, path.join(this.dir, 'relay.log'));
+    if (!started.ok) throw new Error(`the edge relay ${started.message}`);
+    this.log(`edge relay started (pid ${started.pid})`);
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       const pid = await this.runningPid();
