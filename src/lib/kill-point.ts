@@ -10,6 +10,7 @@
  *   control plane  `<kind>.<phase>:start`   the phase is committed `running`, its work not begun
  *                  `<kind>.<phase>:end`     its work returned, the outcome not committed
  *                  `result:<command kind>`  an agent's result frame was read, not stored
+ *                  `sent:<command kind>`    a command was written to the agent's socket, the send not recorded
  *   agent          `command:<kind>:start`   the command is recorded as running, its work not begun
  *                  `command:<kind>:end`     its work is done, the outcome not recorded
  */

@@ -11,6 +11,9 @@
  *     reading the agent's result of env.create, env.snapshot and env.rollback before storing it
  *     (the result is lost with the process: the agent must deliver it again).
  *
+ * And between writing env.create to the agent's socket and recording the send: the env's event
+ * log still gets its `cmd_sent`, once.
+ *
  * After every restart the deployment moves on — to the next crash point or to its end — within
  * 60 s; it succeeds, only the new version's process runs (the old one retired at verdict, none
  * started twice), the agent applied every command once, and the deployment started and finished once.
@@ -116,4 +119,17 @@ describe('control plane SIGKILLed at a crash point in every phase of a deploy', 
     expect(longestMs).toBeLessThan(TERMINAL_WITHIN_MS);
     await expectOneCleanVersion(dep, 'v3', 3);
   }, 400_000);
+
+  it('between writing a command to the agent and recording the send: the env still records cmd_sent once for it', async () => {
+    const onceDir = join(dir, 'fired-sent');
+    const createsBefore = deliveries(agentDir).filter((d) => d.kind === 'env.create' && (d.source === 'ran' || d.source === 'resumed')).length;
+    const { dep, crashes } = await deployThroughCrashes(['sent:env.create'], onceDir, 'v4');
+    expect(crashes).toBe(1);
+    await expectOneCleanVersion(dep, 'v4', createsBefore + 1);
+    // Recorded by the restarted control plane: at its re-send, or with the result when the
+    // agent's kept result arrived first (data.recorded says so). Either way once.
+    const events = (await api.get(`/v1/events?subject=env:${dep.env}&limit=1000`)).body.items as { type: string; data: { kind: string; deployment: string } }[];
+    const sent = events.filter((e) => e.type === 'cmd_sent' && e.data.deployment === dep.id && e.data.kind === 'env.create');
+    expect(sent).toHaveLength(1);
+  }, 200_000);
 });

@@ -366,10 +366,15 @@ export class AgentGateway {
       const kind = (await this.opts.db.query<{ kind: string }>('select kind from commands where id = $1', [msg.id]))[0]?.kind;
       if (kind) killPoint(`result:${kind}`);
     }
-    const rows = await this.opts.db.query<{ id: string }>(
-      "update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent') returning id",
+    const rows = await this.opts.db.query<Pick<CommandRow, 'id' | 'kind' | 'deployment' | 'host'> & { was: string }>(
+      `update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent')
+       returning (select status from commands where id = $1) as was, id, kind, deployment, host`,
       [msg.id, hostId, msg.ok ? 'done' : 'error', JSON.stringify(msg.result ?? null), msg.ok ? null : JSON.stringify(msg.error ?? { code: 'AGENT_ERROR', message: 'unknown error' })],
     );
+    // A result for a command never recorded as sent: a control plane died between writing it to
+    // the socket and recording the send (`write`). Its `cmd_sent` is recorded now, so the env's
+    // event log still shows every command that reached a host, once.
+    if (rows[0]?.was === 'pending') await this.recordFirstSend(rows[0], 'with its result');
     if (rows.length > 0) await this.opts.notifier.notify('denv_result', msg.id);
   }
 
@@ -409,14 +414,22 @@ export class AgentGateway {
     const ws = this.sockets.get(c.host);
     if (!ws || ws.readyState !== ws.OPEN) return false;
     ws.send(JSON.stringify({ type: 'command', id: c.id, kind: c.kind, payload: c.payload } satisfies ControlMessage));
-    const first = await this.opts.db.query<{ team: string; env: string }>(
-      `with upd as (update commands set sent_at = now(), status = case when status = 'pending' then 'sent' else status end
-                    where id = $1 returning (select status from commands where id = $1) as was, deployment)
-       select d.team, d.env from upd join deployments d on d.id = upd.deployment where upd.was = 'pending'`,
+    killPoint(`sent:${c.kind}`);
+    const upd = await this.opts.db.query<{ was: string }>(
+      `update commands set sent_at = now(), status = case when status = 'pending' then 'sent' else status end
+        where id = $1 returning (select status from commands where id = $1) as was`,
       [c.id],
     );
-    if (first[0]) await appendEvent(this.opts.db, { team: first[0].team, subject: `env:${first[0].env}`, type: 'cmd_sent', data: { command: c.id, kind: c.kind, deployment: c.deployment, host: c.host } });
+    if (upd[0]?.was === 'pending') await this.recordFirstSend(c);
     return true;
+  }
+
+  /** The event `cmd_sent` on the command's env (commands of a deployment only), for its first send. */
+  private async recordFirstSend(c: Pick<CommandRow, 'id' | 'kind' | 'deployment' | 'host'>, recorded?: string): Promise<void> {
+    if (!c.deployment) return;
+    const dep = (await this.opts.db.query<{ team: string; env: string }>('select team, env from deployments where id = $1', [c.deployment]))[0];
+    if (!dep) return;
+    await appendEvent(this.opts.db, { team: dep.team, subject: `env:${dep.env}`, type: 'cmd_sent', data: { command: c.id, kind: c.kind, deployment: c.deployment, host: c.host, ...(recorded ? { recorded } : {}) } });
   }
 
   /** Send now, or have the replica holding the host send it — unless it was sent within the resend window. */
