@@ -8,7 +8,7 @@
  * What it shows: a production hostname answers through Caddy and resolves in PowerDNS after a
  * deploy, with `ingress` evidence {endpoints, names, proxy, dns}; a second deploy moves the route
  * in one write and drains the old version before it stops; a preview env gets
- * `<env>.<project>.<base>` and never production's names; a fork is published by the edge sweep; a proxy outage leaves the deploy
+ * `<env>.<project>.<base>` and never production's names; a fork is published by the edge sweep and destroying it removes its route and name; a proxy outage leaves the deploy
  * succeeded and the env's edge `degraded`, and the edge sweep converges once a proxy answers;
  * stop removes the route and the record; three deploys under continuous GET and POST traffic drop
  * no request (the host's edge relay switches versions; Caddy is never reloaded).
@@ -149,6 +149,20 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     const prod = (await httpGet(caddy.httpPort, 'shop.example.test')).body;
     expect(prod).toMatch(/^v2 \d+/);
     expect(prod).not.toBe((await httpGet(caddy.httpPort, 'try.shop.apps.example.test')).body);
+  });
+
+  it('destroying the fork removes its route and name before its services go; production keeps its own', async () => {
+    const fork = (await h.api.get('/v1/envs?limit=50')).body.items.find((e: Env) => e.name === 'try') as Env;
+    const res = await h.api.req('DELETE', `/v1/envs/${fork.id}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id);
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect(phase(dep, 'teardown').evidence).toMatchObject({
+      edge: { proxy: { status: 'ok', changes: [{ key: `${fork.id}.web`, action: 'removed' }] }, dns: { status: 'ok', changes: [{ key: 'try.shop.apps.example.test', action: 'removed' }] }, left: null },
+    });
+    expect((await httpGet(caddy.httpPort, 'try.shop.apps.example.test')).status).toBe(404);
+    expect(await resolve4('try.shop.apps.example.test')).toBe('ENOTFOUND');
+    expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^v2 \d+/);
   });
 
   it('stop takes the env off the edge: its hostname no longer routes or resolves, and the record is cleared', async () => {
