@@ -41,6 +41,13 @@ export interface EnvEdgePayload {
   readonly remove_routes: readonly string[];
   /** DNS names published before and no longer wanted. */
   readonly remove_names: readonly string[];
+  /**
+   * When the control plane read what this payload wants (ms since the epoch). The agent applies
+   * an env's payloads in generation order and answers an older one `stale` without touching
+   * anything: the edge sweep may have read an env just before a deploy began, and its payload
+   * must not undo the deploy's when it reaches the host second.
+   */
+  readonly generation?: number;
 }
 
 export interface EdgeChangeRecord {
@@ -60,10 +67,11 @@ export interface EdgeProviderError {
  *   ok       every upsert and removal was applied (or there was nothing to do)
  *   failed   a call failed: `error` says why; `changes` lists what was applied before it
  *   skipped  the provider is `none`
+ *   stale    nothing done: a payload of a later generation was applied already
  */
 export interface EdgeProviderOutcome {
   readonly provider: string;
-  readonly status: 'ok' | 'failed' | 'skipped';
+  readonly status: 'ok' | 'failed' | 'skipped' | 'stale';
   /** Where it was asked, without secrets (`caddy admin API at 127.0.0.1:2019`). */
   readonly endpoint: string;
   readonly changes: readonly EdgeChangeRecord[];

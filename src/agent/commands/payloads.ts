@@ -106,5 +106,6 @@ export const PAYLOADS = {
     routes: z.array(z.object({ id: z.string().max(100), service: name, hostnames: z.array(z.string().max(253)).min(1).max(50), tls: z.enum(TLS_MODES), port: z.number().int().min(1).max(65535) })).max(200),
     remove_routes: z.array(z.string().max(100)).max(200),
     remove_names: z.array(z.string().max(253)).max(1000),
+    generation: z.number().int().min(0).optional(),
   }),
 } as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };

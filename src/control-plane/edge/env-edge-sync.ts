@@ -43,8 +43,14 @@ export async function desiredEdgeOf(db: Db, env: EdgeEnv, services: Readonly<Rec
   return desiredEdge({ env: { id: env.id, name: env.name, stage: env.stage as EnvStage }, project: project[0]?.name ?? env.project, baseDomain: team.base_domain, services, ports });
 }
 
-/** `o.endpoints`: the env's endpoints as they should show once the routes are sent (written with the record, so a reader never sees one without the other). */
-export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, send: SendEdge, o: { endpoints?: unknown[] } = {}): Promise<EdgeSyncOutcome> {
+/**
+ * `o.endpoints`: the env's endpoints as they should show once the routes are sent (written with
+ * the record, so a reader never sees one without the other). `o.readAt`: when the caller read what
+ * `desired` was made from (default: now) — the payload's generation (contracts/env-edge.ts). A
+ * payload the host answers `stale` changes nothing there, and nothing is recorded here.
+ */
+export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, send: SendEdge, o: { endpoints?: unknown[]; readAt?: number } = {}): Promise<EdgeSyncOutcome> {
+  const readAt = o.readAt ?? Date.now();
   const [team, previous] = await Promise.all([readTeamEdge(db, env.team), readEnvEdge(db, env.id)]);
   const wantedIds = new Set(desired.routes.map((r) => r.id));
   const remove_routes = (previous?.routes ?? []).map((r) => r.id).filter((id) => !wantedIds.has(id));
@@ -58,7 +64,8 @@ export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, se
   const dns = team.dns ?? { provider: 'none' as const };
   if (proxy.provider === 'none' && dns.provider === 'none') return idle('the team has no proxy or DNS provider (denv edge set-proxy …, denv edge set-dns …)');
 
-  const result = await send({ env: env.id, proxy, dns, routes: desired.routes.map(({ drain_ms: _, ...r }) => r), remove_routes, remove_names });
+  const result = await send({ env: env.id, proxy, dns, routes: desired.routes.map(({ drain_ms: _, ...r }) => r), remove_routes, remove_names, generation: readAt });
+  if (result.proxy.status === 'stale') return { desired, result: null, reason: 'a later edge state reached the host first', record: previous };
   // Keep listing what a failed removal may have left, so a later sync removes it.
   const gone = (o: EnvEdgeResult['proxy']) => new Set(o.changes.filter((c) => c.action === 'removed' || c.action === 'absent').map((c) => c.key));
   const routesGone = gone(result.proxy);

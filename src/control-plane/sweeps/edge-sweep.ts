@@ -64,6 +64,8 @@ export class EdgeSweep {
   /** One pass; returns how many envs were sent `env.edge`. */
   async sweep(): Promise<number> {
     const { db } = this.opts;
+    // The generation of every payload this pass sends: a deploy that began after this read sends a later one.
+    const readAt = Date.now();
     const envs = await db.query<Candidate>(
       `select e.id, e.team, e.project, e.name, e.stage, e.status, e.host, e.endpoints, e.edge,
               case when e.status in ('running', 'degraded') then v.spec->'services' end as services
@@ -80,7 +82,7 @@ export class EdgeSweep {
       if (this.stopping.signal.aborted) break;
       if (env.status !== 'running' && env.status !== 'degraded' && env.edge === null) continue;
       try {
-        if (await this.syncIfDue(env)) sent++;
+        if (await this.syncIfDue(env, readAt)) sent++;
       } catch (err) {
         this.opts.log(`edge sweep: env ${env.id}: ${messageOf(err)}`);
       }
@@ -88,7 +90,7 @@ export class EdgeSweep {
     return sent;
   }
 
-  private async syncIfDue(env: Candidate): Promise<boolean> {
+  private async syncIfDue(env: Candidate, readAt: number): Promise<boolean> {
     const { db, agents } = this.opts;
     const ports = Object.fromEntries(env.endpoints.map((e) => [e.service, portOf(e.url)]));
     const desired = await desiredEdgeOf(db, env, env.services, ports);
@@ -100,7 +102,7 @@ export class EdgeSweep {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(APPLY_TIMEOUT_MS)]);
     // The endpoints' `public` URLs change with the routes, in the same write.
     const endpoints = env.status === 'running' || env.status === 'degraded' ? withPublic(env.endpoints, desired) : undefined;
-    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints });
+    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints, readAt });
     return sync.result !== null;
   }
 }
