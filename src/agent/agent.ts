@@ -154,10 +154,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       envLocks: new KeyedMutex(),
       released: await ReleasedEnvs.open(dataDir),
       telemetry,
-      edgeRelay: pipeline.edge.relay,
       log,
     };
-    stopRelayWatch = ctx.edgeRelay!.watch();
+    stopRelayWatch = pipeline.edge.relay.watch();
     // A release interrupted by a crash: the env is recorded as handed over, so stop supervising it.
     for (const env of ctx.released.list()) if (runtime.list(env).length > 0) await runtime.release(env);
     let dispatcher: Dispatcher | null = null;

@@ -3,7 +3,6 @@
  * real parts on a temp data dir.
  */
 import type { DatasetDriver } from './datasets/dataset-driver.js';
-import type { EdgeRelay } from './edge/edge-relay.js';
 import type { ServiceIdentities } from './identity/service-identities.js';
 import type { KeyedMutex } from './mutex.js';
 import type { PortRegistry } from './ports.js';
@@ -31,7 +30,5 @@ export interface AgentContext {
   readonly pipeline?: PipelineHost;
   /** Log ring buffers, metric samples, incidents (telemetry/). Absent in contexts built without one (tests). */
   readonly telemetry?: AgentTelemetry;
-  /** Stable ports in front of services for the edge proxy (edge/edge-relay.ts). Absent in contexts built without one (tests). */
-  readonly edgeRelay?: EdgeRelay;
   readonly log: (line: string) => void;
 }

@@ -2,6 +2,7 @@
  * The domain vocabulary (DESIGN §2). `as const` arrays are the source of the unions, so a new
  * status or kind fails the build wherever a `Record<…>` must handle it.
  */
+import type { EdgeProviderError } from './env-edge.js';
 import type { Spec } from './spec.js';
 
 export const DEPLOYMENT_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'rolled_back'] as const;
@@ -97,8 +98,8 @@ export interface Env {
 export interface EnvEdge {
   readonly status: 'ok' | 'degraded';
   readonly names: readonly string[];
-  readonly proxy: { readonly provider: string; readonly status: string; readonly error?: { readonly reason: string; readonly retryable: boolean; readonly message: string } };
-  readonly dns: { readonly provider: string; readonly status: string; readonly addresses: readonly string[]; readonly error?: { readonly reason: string; readonly retryable: boolean; readonly message: string } };
+  readonly proxy: { readonly provider: string; readonly status: string; readonly error?: EdgeProviderError };
+  readonly dns: { readonly provider: string; readonly status: string; readonly addresses: readonly string[]; readonly error?: EdgeProviderError };
   readonly applied_at: string;
 }
 

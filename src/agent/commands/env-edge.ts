@@ -21,8 +21,9 @@ export const envEdge: CommandHandler<'env.edge'> = {
       const generation = p.generation ?? 0;
       if (generation < (applied.get(p.env) ?? 0)) return { proxy: stale(p.proxy.provider), dns: { ...stale(p.dns.provider), addresses: [] } };
       applied.set(p.env, generation);
+      // Contexts built without a pipeline host (tests of the process runtime) get the same relay on the same data dir.
       const edge = ctx.pipeline?.edge;
-      const relay = ctx.edgeRelay ?? new EdgeRelay(ctx.dataDir, ctx.ports, ctx.log);
+      const relay = edge?.relay ?? new EdgeRelay(ctx.dataDir, ctx.ports, ctx.log);
       return applyEnvEdge(p, { relay, publicIp: edge?.publicIp ?? publicAddresses(null, os.networkInterfaces()), proxyBind: edge?.proxyBind ?? undefined });
     }),
 };

@@ -33,7 +33,7 @@ export const envRollback: CommandHandler<'env.rollback'> = {
       const result = await startVersion(ctx, { ...p, activate: true }, receivedAt);
       if (result.outcome === 'healthy') {
         // The edge follows before the others stop; they finish what they were serving (follow-version.ts).
-        const { drainMs } = await followVersion(ctx.edgeRelay, p.env, result.endpoints, p.services);
+        const { drainMs } = await followVersion(ctx.pipeline?.edge.relay, p.env, result.endpoints, p.services);
         if (drainMs > 0) await sleep(drainMs);
         await stopVersionsExcept(ctx, p.env, p.version);
         // Image services the version does not have: their containers go too.

@@ -4,19 +4,13 @@
  * `env.edge`, whatever the deployment then does, so whatever may exist on a proxy or a DNS zone
  * is always listed here and can be removed later (stop, teardown, a name that changed).
  */
-import type { EdgeProviderError, EnvEdgeResult } from '../../contracts/env-edge.js';
+import type { EnvEdge } from '../../contracts/domain.js';
+import type { EnvEdgeResult } from '../../contracts/env-edge.js';
 import type { Db } from '../store/db.js';
 
-export interface EnvEdgeRecord {
-  /** Routes that may exist on the proxy: the last ones asked for, plus older ones whose removal did not succeed. */
+/** The env's `edge` as the API shows it (names: DNS names that may exist: the last ones asked for, plus older ones whose removal did not succeed), with the routes on the same rule. */
+export interface EnvEdgeRecord extends EnvEdge {
   readonly routes: readonly { readonly id: string; readonly service: string; readonly hostnames: readonly string[]; readonly port: number }[];
-  /** DNS names that may exist, on the same rule. */
-  readonly names: readonly string[];
-  /** `degraded`: a provider failed; the edge sweep tries again. */
-  readonly status: 'ok' | 'degraded';
-  readonly proxy: { readonly provider: string; readonly status: string; readonly error?: EdgeProviderError };
-  readonly dns: { readonly provider: string; readonly status: string; readonly addresses: readonly string[]; readonly error?: EdgeProviderError };
-  readonly applied_at: string;
 }
 
 export async function readEnvEdge(db: Db, env: string): Promise<EnvEdgeRecord | null> {

@@ -15,6 +15,7 @@ import type { Db } from '../store/db.js';
 import { readTeamEdge } from '../store/team-edge.js';
 import { desiredEdge, type DesiredEdge } from './desired-edge.js';
 import { readEnvEdge, summaryOf, writeEnvEdge, type EnvEdgeRecord } from './env-edge-record.js';
+import type { DnsConfig, ProxyConfig } from '../../edge/edge-config.js';
 
 export type SendEdge = (payload: EnvEdgePayload) => Promise<EnvEdgeResult>;
 
@@ -34,13 +35,29 @@ export interface EdgeSyncOutcome {
   readonly record: EnvEdgeRecord | null;
 }
 
-const NOTHING: DesiredEdge = { routes: [], names: [], skipped: [] };
+export const NOTHING: DesiredEdge = { routes: [], names: [], skipped: [] };
 
-/** What `env` should have with `services` listening on `ports` (null services: nothing, e.g. stopped). */
-export async function desiredEdgeOf(db: Db, env: EdgeEnv, services: Readonly<Record<string, ServiceSpec>> | null, ports: Readonly<Record<string, number>>): Promise<DesiredEdge> {
-  if (services === null) return NOTHING;
-  const [team, project] = await Promise.all([readTeamEdge(db, env.team), db.query<{ name: string }>('select name from projects where id = $1', [env.project])]);
-  return desiredEdge({ env: { id: env.id, name: env.name, stage: env.stage as EnvStage }, project: project[0]?.name ?? env.project, baseDomain: team.base_domain, services, ports });
+/** What the edge of an env depends on besides its services: the team's settings, the project's name, the env's record. */
+export interface EdgeFacts {
+  readonly baseDomain: string | null;
+  readonly proxy: ProxyConfig | null;
+  readonly dns: DnsConfig | null;
+  readonly project: string;
+  readonly previous: EnvEdgeRecord | null;
+}
+
+export const hasEdge = (services: Readonly<Record<string, ServiceSpec>> | null) => services !== null && Object.values(services).some((s) => s.edge);
+
+/** Read `EdgeFacts` for one env; `previous` when the caller read the record already (the sweep reads everything in its one query instead). */
+export async function readEdgeFacts(db: Db, env: EdgeEnv, previous?: EnvEdgeRecord | null): Promise<EdgeFacts> {
+  const [team, project, record] = await Promise.all([readTeamEdge(db, env.team), db.query<{ name: string }>('select name from projects where id = $1', [env.project]), previous !== undefined ? previous : readEnvEdge(db, env.id)]);
+  return { baseDomain: team.base_domain, proxy: team.proxy, dns: team.dns, project: project[0]?.name ?? env.project, previous: record };
+}
+
+/** What `env` should have with `services` listening on `ports` (null services: nothing, e.g. stopped). Pure. */
+export function desiredEdgeOf(facts: EdgeFacts, env: EdgeEnv, services: Readonly<Record<string, ServiceSpec>> | null, ports: Readonly<Record<string, number>>): DesiredEdge {
+  if (!hasEdge(services)) return NOTHING;
+  return desiredEdge({ env: { id: env.id, name: env.name, stage: env.stage as EnvStage }, project: facts.project, baseDomain: facts.baseDomain, services: services!, ports });
 }
 
 /**
@@ -49,9 +66,9 @@ export async function desiredEdgeOf(db: Db, env: EdgeEnv, services: Readonly<Rec
  * `desired` was made from (default: now) — the payload's generation (contracts/env-edge.ts). A
  * payload the host answers `stale` changes nothing there, and nothing is recorded here.
  */
-export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, send: SendEdge, o: { endpoints?: unknown[]; readAt?: number } = {}): Promise<EdgeSyncOutcome> {
+export async function syncEnvEdge(db: Db, env: EdgeEnv, facts: EdgeFacts, desired: DesiredEdge, send: SendEdge, o: { endpoints?: unknown[]; readAt?: number } = {}): Promise<EdgeSyncOutcome> {
   const readAt = o.readAt ?? Date.now();
-  const [team, previous] = await Promise.all([readTeamEdge(db, env.team), readEnvEdge(db, env.id)]);
+  const { previous } = facts;
   const wantedIds = new Set(desired.routes.map((r) => r.id));
   const remove_routes = (previous?.routes ?? []).map((r) => r.id).filter((id) => !wantedIds.has(id));
   const remove_names = (previous?.names ?? []).filter((n) => !desired.names.includes(n));
@@ -60,8 +77,8 @@ export async function syncEnvEdge(db: Db, env: EdgeEnv, desired: DesiredEdge, se
   if (desired.routes.length === 0 && remove_routes.length === 0 && remove_names.length === 0) {
     return idle(desired.skipped.map((s) => `${s.service}: ${s.reason}`).join('; ') || 'no service has x-denv.edge');
   }
-  const proxy = team.proxy ?? { provider: 'none' as const };
-  const dns = team.dns ?? { provider: 'none' as const };
+  const proxy = facts.proxy ?? { provider: 'none' as const };
+  const dns = facts.dns ?? { provider: 'none' as const };
   if (proxy.provider === 'none' && dns.provider === 'none') return idle('the team has no proxy or DNS provider (denv edge set-proxy …, denv edge set-dns …)');
 
   const result = await send({ env: env.id, proxy, dns, routes: desired.routes.map(({ drain_ms: _, ...r }) => r), remove_routes, remove_names, generation: readAt });

@@ -12,11 +12,10 @@
 import type { ServiceEndpoint } from '../../contracts/protocol.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { messageOf } from '../../contracts/errors.js';
-import { withPublic, type DesiredEdge } from '../edge/desired-edge.js';
-import { desiredEdgeOf, syncEnvEdge, type EdgeEnv, type EdgeSyncOutcome } from '../edge/env-edge-sync.js';
+import { withPublic } from '../edge/desired-edge.js';
+import { readEnvEdge } from '../edge/env-edge-record.js';
+import { desiredEdgeOf, hasEdge, NOTHING, readEdgeFacts, syncEnvEdge, type EdgeEnv, type EdgeSyncOutcome } from '../edge/env-edge-sync.js';
 import type { PhaseContext } from './phase.js';
-
-const NOTHING: DesiredEdge = { routes: [], names: [], skipped: [] };
 
 export interface OnEdge {
   readonly sync: EdgeSyncOutcome;
@@ -26,9 +25,13 @@ export interface OnEdge {
 
 /** Send `services`' routes (on the ports of `endpoints`) to `host`. Throws only when the host could not be asked. */
 export async function putOnEdge(ctx: PhaseContext, env: EdgeEnv, host: string, services: Readonly<Record<string, ServiceSpec>>, endpoints: readonly ServiceEndpoint[], key = 'edge'): Promise<OnEdge> {
+  // Most deploys have no edge: then only the env's record is read (a route of an earlier version may be left to remove).
+  const previous = await readEnvEdge(ctx.db, env.id);
+  if (!hasEdge(services) && previous === null) return { sync: { desired: NOTHING, result: null, reason: 'no service has x-denv.edge', record: null }, endpoints: withPublic(endpoints, null) };
+  const facts = await readEdgeFacts(ctx.db, env, previous);
   const ports = Object.fromEntries(endpoints.map((e) => [e.service, e.port]));
-  const desired = await desiredEdgeOf(ctx.db, env, services, ports);
-  const sync = await syncEnvEdge(ctx.db, env, desired, (payload) => ctx.call(host, 'env.edge', payload, key));
+  const desired = desiredEdgeOf(facts, env, services, ports);
+  const sync = await syncEnvEdge(ctx.db, env, facts, desired, (payload) => ctx.call(host, 'env.edge', payload, key));
   return { sync, endpoints: withPublic(endpoints, sync.result ? desired : null) };
 }
 
@@ -46,7 +49,9 @@ export async function edgeEvidence(ctx: PhaseContext, env: EdgeEnv, host: string
 /** Evidence for the phase: null when the env had nothing on the edge. */
 export async function removeFromEdge(ctx: PhaseContext, env: EdgeEnv, host: string): Promise<Record<string, unknown> | null> {
   try {
-    const sync = await syncEnvEdge(ctx.db, env, NOTHING, (payload) => ctx.call(host, 'env.edge', payload, 'edge-remove'));
+    const previous = await readEnvEdge(ctx.db, env.id);
+    if (previous === null) return null;
+    const sync = await syncEnvEdge(ctx.db, env, await readEdgeFacts(ctx.db, env, previous), NOTHING, (payload) => ctx.call(host, 'env.edge', payload, 'edge-remove'));
     if (!sync.result) return null;
     const removed = (o: typeof sync.result.proxy) => ({ provider: o.provider, status: o.status, changes: o.changes, ...(o.error ? { error: o.error } : {}) });
     return { proxy: removed(sync.result.proxy), dns: removed(sync.result.dns), left: sync.record ? { routes: sync.record.routes.map((r) => r.id), names: sync.record.names } : null };

@@ -11,7 +11,7 @@ export interface EnvRow {
   endpoints: Endpoint[]; last_error: string | null; created_at: unknown; updated_at: unknown;
   live_status: Record<string, unknown> | null; planner_attempts: number;
   /** control-plane/edge/env-edge-record.ts; absent from rows read before migration 9. */
-  edge?: (EnvEdge & { routes: unknown[] }) | null;
+  edge?: EnvEdge | null;
 }
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,

@@ -17,7 +17,8 @@ import { messageOf } from '../../contracts/errors.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { withPublic, type DesiredEdge } from '../edge/desired-edge.js';
 import type { EnvEdgeRecord } from '../edge/env-edge-record.js';
-import { desiredEdgeOf, syncEnvEdge } from '../edge/env-edge-sync.js';
+import { desiredEdgeOf, syncEnvEdge, type EdgeFacts } from '../edge/env-edge-sync.js';
+import type { DnsConfig, ProxyConfig } from '../../edge/edge-config.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
 
@@ -37,6 +38,7 @@ const APPLY_TIMEOUT_MS = 60_000;
 interface Candidate {
   id: string; team: string; project: string; name: string; stage: string; status: string; host: string | null;
   endpoints: { service: string; url: string }[]; edge: EnvEdgeRecord | null; services: Record<string, ServiceSpec> | null;
+  project_name: string; base_domain: string | null; proxy: ProxyConfig | null; dns: DnsConfig | null;
 }
 
 /** Same routes (id, hostnames, port) and names: nothing to send unless a retry or re-check is due. */
@@ -68,8 +70,10 @@ export class EdgeSweep {
     const readAt = Date.now();
     const envs = await db.query<Candidate>(
       `select e.id, e.team, e.project, e.name, e.stage, e.status, e.host, e.endpoints, e.edge,
-              case when e.status in ('running', 'degraded') then v.spec->'services' end as services
+              case when e.status in ('running', 'degraded') then v.spec->'services' end as services,
+              p.name as project_name, t.base_domain, t.proxy, t.dns
          from envs e
+         join projects p on p.id = e.project
          left join versions v on v.id = e.current_version
          left join team_edge t on t.team = e.team
         where (e.edge is not null or t.proxy is not null or t.dns is not null)
@@ -92,8 +96,10 @@ export class EdgeSweep {
 
   private async syncIfDue(env: Candidate, readAt: number): Promise<boolean> {
     const { db, agents } = this.opts;
+    // Everything the edge depends on came with the pass's one query: an env with nothing due costs no statement.
+    const facts: EdgeFacts = { baseDomain: env.base_domain, proxy: env.proxy, dns: env.dns, project: env.project_name, previous: env.edge };
     const ports = Object.fromEntries(env.endpoints.map((e) => [e.service, portOf(e.url)]));
-    const desired = await desiredEdgeOf(db, env, env.services, ports);
+    const desired = desiredEdgeOf(facts, env, env.services, ports);
     const now = Date.now();
     const last = this.lastTry.get(env.id) ?? 0;
     const due = !sameEdge(desired, env.edge) || (env.edge?.status === 'degraded' && now - last >= (this.opts.retryMs ?? 30_000)) || (env.edge !== null && now - last >= (this.opts.recheckMs ?? 300_000));
@@ -102,7 +108,7 @@ export class EdgeSweep {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(APPLY_TIMEOUT_MS)]);
     // The endpoints' `public` URLs change with the routes, in the same write.
     const endpoints = env.status === 'running' || env.status === 'degraded' ? withPublic(env.endpoints, desired) : undefined;
-    const sync = await syncEnvEdge(db, env, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints, readAt });
+    const sync = await syncEnvEdge(db, env, facts, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints, readAt });
     return sync.result !== null;
   }
 }
