@@ -13,6 +13,8 @@ describe('public address', () => {
   it('falls back to a private address (a host behind NAT sets public_ip) and to nothing with loopback only', () => {
     expect(detectPublicAddresses({ eth0: [nic('192.168.1.20'), nic('169.254.3.3')] })).toEqual(['192.168.1.20']);
     expect(detectPublicAddresses({ lo: [nic('127.0.0.1', true)] })).toEqual([]);
+    // A unique-local IPv6 is never published: nobody outside reaches it.
+    expect(detectPublicAddresses({ eth0: [nic('192.0.2.2'), nic('fd00::2')] })).toEqual(['192.0.2.2']);
   });
 
   it('the configured public_ip wins', () => {
