@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/load — does the API stay fast while the control plane is busy? (issue 11, item 5)
 //
-//   node bench/load.mjs [--rate 20] [--deploys 30] [--agents 50] [--idle-s 15] [--agents-s 15]
+//   node bench/load.mjs [--rate 20] [--deploys 30] [--agents 50] [--idle-s 15] [--agents-s 15] [--settle-s 35]
 //                       [--real-agents] [--agent-nice 10] [--database-url postgres://…] [--cpu-prof <dir>]
 //                       [--start-only]
 //
@@ -11,7 +11,8 @@
 //     server's process tree (the server and every descendant, /proc/<pid>/status VmRSS) 1 s after
 //     /healthz answered, and the most the tree held while starting (sampled every 50 ms, so a
 //     child it runs and waits for counts), on the empty data dir and after a restart on it;
-//     `--start-only` stops there;
+//     `--start-only` stops there; and the tree's RSS after the phases below and again --settle-s
+//     later, when the Compose loader's thread has ended (it ends after 30 s without a deploy);
 //   * API reads (GET /v1/envs with the admin token, open loop at --rate req/s: a request is sent
 //     on schedule whether or not the previous ones answered) p50/p99/max in three phases, each
 //     next to idle with the ratio:
@@ -49,6 +50,7 @@ const DEPLOYS = Number(arg('deploys', 30));
 const AGENTS = Number(arg('agents', 50));
 const IDLE_S = Number(arg('idle-s', 15));
 const AGENTS_S = Number(arg('agents-s', 15));
+const SETTLE_S = Number(arg('settle-s', 35));
 const REAL_AGENTS = flag('real-agents');
 const DATABASE_URL = arg('database-url', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
@@ -308,6 +310,9 @@ const agents = await readUntil(agentsDone.catch(() => {}));
 const agentsResult = await agentsDone;
 
 const steady = treeMemory(server.proc.pid);
+// The Compose loader's thread ends 30 s after the last deploy's document (api/spec-loader.ts).
+await sleep(SETTLE_S * 1000);
+const settled = treeMemory(server.proc.pid);
 
 // ---- clean up ----------------------------------------------------------------------------------
 agent.kill('SIGTERM');
@@ -336,6 +341,7 @@ console.log('control plane start (spawn → /healthz, and the CPU it took; RSS o
 console.log(`  empty data dir   ${first.startMs.toFixed(0).padStart(6)} ms (cpu ${first.startCpu.toFixed(1)} s)   RSS ${first.mem.rss.toFixed(0)} MiB (peak ${first.startPeak.toFixed(0)} MiB; ${first.mem.processes} process${first.mem.processes > 1 ? 'es' : ''})`);
 console.log(`  after restart    ${server.startMs.toFixed(0).padStart(6)} ms (cpu ${server.startCpu.toFixed(1)} s)   RSS ${server.mem.rss.toFixed(0)} MiB (peak ${server.startPeak.toFixed(0)} MiB; ${server.mem.processes} process${server.mem.processes > 1 ? 'es' : ''})`);
 console.log(`  after the phases                            RSS ${steady.rss.toFixed(0)} MiB`);
+console.log(`  ${SETTLE_S} s later (idle)                        RSS ${settled.rss.toFixed(0)} MiB`);
 console.log(`API reads: GET /v1/envs at ${RATE}/s, open loop`);
 console.log(line('idle', idle));
 console.log(line('deploys', deploys));

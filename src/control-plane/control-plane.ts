@@ -84,10 +84,8 @@ export interface ControlPlane {
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? ((line: string) => console.error(line));
   const opening = openStore({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, log });
-  // Compose documents are loaded in a thread of their own, which compiles the schema validator
-  // (~200 ms) while the database opens.
+  // Compose documents are loaded in a thread of their own, started by the first deploy.
   const specs = new SpecLoader({ log });
-  specs.warm();
   const store = await opening.catch(async (err: unknown) => {
     await specs.close();
     throw err;

@@ -39,6 +39,22 @@ describe('SpecLoader', () => {
     expect((await next).services.web!.environment.PORT_HINT).toBe('2');
   });
 
+  it('starts its thread with the first load and ends it after idleMs without one; the next load starts another', async () => {
+    loader = new SpecLoader({ log: (l) => lines.push(l), idleMs: 300 });
+    expect(loader.threadRunning).toBe(false);
+    const started = Date.now();
+    expect((await loader.load(web(1))).services.web!.environment.PORT_HINT).toBe('1');
+    expect(loader.threadRunning).toBe(true);
+    while (loader.threadRunning) {
+      expect(Date.now() - started, 'the idle thread was never ended').toBeLessThan(10_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect((await loader.load(web(2))).services.web!.environment.PORT_HINT).toBe('2');
+    expect(loader.threadRunning).toBe(true);
+    expect(lines).toEqual([]); // a retired thread is not reported as lost
+  });
+
   it('refuses loads once closed', async () => {
     loader = new SpecLoader({ log: (l) => lines.push(l) });
     await loader.close();
