@@ -60,35 +60,49 @@ export function processMismatch(spec: ServiceSpec, p: ProcessPayload): string | 
   return null;
 }
 
+/** How a process service was let in (the pipeline's admit and verify stages report it). */
+export type Admission =
+  | { readonly admitted: 'open' }
+  | { readonly admitted: 'before'; readonly spec_digest: string }
+  | { readonly admitted: 'signed'; readonly spec_digest: string; readonly key: string; readonly nonce: string }
+  | { readonly refused: string };
+
 /**
  * Null when `a.service` may start on this host (the runtime is not `signed`, the spec was admitted
  * in this env before, or a valid envelope admits it now: the nonce is then consumed and the spec
  * recorded); otherwise the reason it may not.
  */
 export async function admitProcess(ctx: AgentContext, a: ProcessAdmission): Promise<string | null> {
-  if (ctx.identities.policy.processRuntime !== 'signed') return null;
+  const res = await processAdmission(ctx, a);
+  return 'refused' in res ? res.refused : null;
+}
+
+/** admitProcess, saying how the service was let in. */
+export async function processAdmission(ctx: AgentContext, a: ProcessAdmission): Promise<Admission> {
+  const refused = (why: string): Admission => ({ refused: why });
+  if (ctx.identities.policy.processRuntime !== 'signed') return { admitted: 'open' };
   const host = ctx.pipeline;
-  if (!host) return 'this host runs process services only when signed (process_runtime: signed) and has no envelope checks configured';
+  if (!host) return refused('this host runs process services only when signed (process_runtime: signed) and has no envelope checks configured');
   const digest = specDigest(a.service, a.spec);
-  if (await host.admitted.has(a.env, digest)) return null;
+  if (await host.admitted.has(a.env, digest)) return { admitted: 'before', spec_digest: digest };
   const raw = a.envelopes.find((e) => peekEnvelopeService(e) === a.service);
-  if (raw === undefined) return `no envelope: this host runs process services only when signed (process_runtime: signed); sign one with \`process\` for service ${a.service} (docs/envelope.md)`;
+  if (raw === undefined) return refused(`no envelope: this host runs process services only when signed (process_runtime: signed); sign one with \`process\` for service ${a.service} (docs/envelope.md)`);
   const decoded = decodeEnvelope(raw);
-  if (!decoded.ok) return decoded.message;
+  if (!decoded.ok) return refused(decoded.message);
   const p = decoded.value.payload;
   const cfg = host.config;
   const common = await commonMismatch(p, { hostName: cfg.name, service: a.service, allowServices: cfg.allow.services, nonces: host.nonces, names: a.names });
-  if (common) return common;
-  if (!isProcessPayload(p)) return `envelope signs an image (repository ${p.repository}); a process service needs an envelope with \`process\``;
+  if (common) return refused(common);
+  if (!isProcessPayload(p)) return refused(`envelope signs an image (repository ${p.repository}); a process service needs an envelope with \`process\``);
   const mismatch = processMismatch(a.spec, p);
-  if (mismatch) return mismatch;
-  if (cfg.trustedKeys.length === 0) return 'no trusted keys are configured on this host (trusted_keys)';
+  if (mismatch) return refused(mismatch);
+  if (cfg.trustedKeys.length === 0) return refused('no trusted keys are configured on this host (trusted_keys)');
   const key = verifyPayload(decoded.value.payloadBytes, decoded.value.signature, cfg.trustedKeys);
-  if (!key) return `signature does not verify under any of the ${cfg.trustedKeys.length} trusted key${cfg.trustedKeys.length > 1 ? 's' : ''} (ECDSA P-256, SHA-256, DER)`;
-  if (!(await host.nonces.consume(p.nonce, p.expires_at))) return `replayed: nonce "${p.nonce}" was already used on this host`;
+  if (!key) return refused(`signature does not verify under any of the ${cfg.trustedKeys.length} trusted key${cfg.trustedKeys.length > 1 ? 's' : ''} (ECDSA P-256, SHA-256, DER)`);
+  if (!(await host.nonces.consume(p.nonce, p.expires_at))) return refused(`replayed: nonce "${p.nonce}" was already used on this host`);
   await host.admitted.add(a.env, digest);
   ctx.log(`env ${a.env}: process service ${a.service} admitted (signed by ${key.fingerprint}, nonce ${p.nonce})`);
-  return null;
+  return { admitted: 'signed', spec_digest: digest, key: key.fingerprint, nonce: p.nonce };
 }
 
 /**

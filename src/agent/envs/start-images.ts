@@ -198,6 +198,7 @@ export async function startWithImages(
   return {
     ...rest,
     ...base,
+    pipelines: { ...images.pipelines, ...rest.pipelines },
     endpoints: rest.outcome === 'healthy' ? [...images.endpoints, ...rest.endpoints] : [],
     services: { ...images.services, ...rest.services },
   };

@@ -12,11 +12,8 @@ import { waitContainerHealthy } from '../runtimes/docker/container-health.js';
 import { slotFileKey, slotPortOwner } from '../runtimes/docker/slot.js';
 import { endpointOf } from './slot-plan.js';
 import type { StageContext } from './stage.js';
+import type { RollbackResult } from './stage-runner.js';
 
-export interface RollbackResult {
-  readonly restored: boolean;
-  readonly evidence: Record<string, unknown>;
-}
 
 export async function rollback({ host, req, state }: StageContext): Promise<RollbackResult> {
   const docker = host.docker!;

@@ -1,25 +1,16 @@
 /**
- * The pipeline runner (seed 004; STYLE 3). One pipeline per service at a time: a deploy holds
- * the slot's lock (in-process queue + flock, across processes) from before it reads the slot's
- * record to after it writes it. The runner times every stage, records its report, turns a throw
- * into that stage's failure, applies the stage's failure mode, and decides the terminal state:
- *
- *   a stage says stop (idempotency)          → no_op
- *   a `fail` stage fails (admit, verify, pull, …) → failure; nothing has changed
- *   a `rollback` stage fails (recreate, health, persist) → restore the previous image and env
- *                                               → failure_rolled_back (failure if the restore fails)
- *   a `degrade` stage fails (proxy, dns)     → carry on; success_degraded at the end
- *   otherwise                                → success (preflight: preflight_ok)
- *
- * Every stage appears in the answer: those after the end are `skipped` with the reason.
- * One log line per pipeline; no stage logs, and nothing logged holds an env value.
+ * An image service's pipeline (seed 004; STYLE 3). One pipeline per service at a time: a deploy
+ * holds the slot's lock (in-process queue + flock, across processes) from before it reads the
+ * slot's record to after it writes it. The stages run through stage-runner.ts (timing, failure
+ * modes, terminal states), with the slot's rollback (rollback.ts). One log line per pipeline; no
+ * stage logs, and nothing logged holds an env value.
  */
-import type { PipelineAnswer, StageReport, TerminalState } from '../../contracts/envelope.js';
-import { messageOf } from '../../contracts/errors.js';
+import type { PipelineAnswer } from '../../contracts/envelope.js';
 import { slotFileKey, slotKey } from '../runtimes/docker/slot.js';
 import type { PipelineHost } from './pipeline-host.js';
 import { rollback } from './rollback.js';
-import type { PipelineRequest, RunState, Stage, StageContext, StageOutcome } from './stage.js';
+import type { PipelineRequest, RunState, Stage, StageContext } from './stage.js';
+import { runStageList } from './stage-runner.js';
 import { DEPLOY_STAGES, PREFLIGHT_STAGES } from './stages/index.js';
 
 export interface PipelineRun extends PipelineAnswer {
@@ -48,56 +39,14 @@ function freshState(): RunState {
   };
 }
 
-async function runStage(stage: Stage, ctx: StageContext): Promise<StageOutcome> {
-  try {
-    return await stage.run(ctx);
-  } catch (err) {
-    return { status: 'failed', detail: messageOf(err) };
-  }
-}
-
 async function runStages(host: PipelineHost, req: PipelineRequest, stages: readonly Stage[]): Promise<PipelineRun> {
   const state = freshState();
   const ctx: StageContext = { host, req, state };
   if (req.mode === 'deploy') state.record = await host.slots.read(req.slot);
-  const reports: StageReport[] = [];
-  let terminal: TerminalState | null = null;
-  let endedBy = '';
-  let error: string | null = null;
-  let degraded = false;
-  for (const stage of stages) {
-    if (terminal !== null) {
-      reports.push({ name: stage.name, status: 'skipped', detail: endedBy, took_ms: 0 });
-      continue;
-    }
-    const started = Date.now();
-    const out = await runStage(stage, ctx);
-    let evidence = out.evidence;
-    if (out.status === 'failed') {
-      if (stage.onFailure === 'degrade') degraded = true;
-      else if (stage.onFailure === 'fail' || !state.changed) {
-        // A rollback stage that failed before Compose ran (recreate allocating its port) changed nothing either.
-        terminal = 'failure';
-        endedBy = `not run: ${stage.name} failed`;
-      } else {
-        const back = await rollback(ctx);
-        evidence = { ...evidence, rollback: back.evidence };
-        terminal = back.restored ? 'failure_rolled_back' : 'failure';
-        endedBy = `not run: ${stage.name} failed${back.restored ? ', rolled back' : ', and the rollback failed'}`;
-      }
-      if (stage.onFailure !== 'degrade') error = `${stage.name}: ${out.detail}`;
-    } else if (out.status === 'ok' && out.stop) {
-      terminal = out.stop;
-      endedBy = `not run: ${out.stop}`;
-    }
-    reports.push({ name: stage.name, status: out.status, ...(out.detail ? { detail: out.detail } : {}), took_ms: Date.now() - started, ...(evidence ? { evidence } : {}) });
-  }
-  const state_: TerminalState = terminal ?? (req.mode === 'preflight' ? 'preflight_ok' : degraded ? 'success_degraded' : 'success');
+  const run = await runStageList(stages, ctx, { mode: req.mode, changed: (c) => c.state.changed, rollback });
   return {
-    state: state_,
-    stages: reports,
+    ...run,
     ...(state.endpoint ? { endpoint: state.endpoint } : {}),
-    error,
     logTail: state.logTail,
     port: state.endpoint ? state.port ?? state.record?.current?.port ?? null : null,
   };

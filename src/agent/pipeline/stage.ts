@@ -1,10 +1,11 @@
 /**
- * What a pipeline stage is (seed 004; STYLE 2–3). A stage is one file exporting a `Stage`; the
- * ordered lists live in `stages/index.ts`. The runner owns everything cross-cutting — the lock,
- * timing, the report, turning a throw into a failure, what a failure means (`onFailure`), the
- * rollback, the terminal state — so a stage only does its work and returns an outcome.
+ * What an image service's pipeline stage works on (seed 004; STYLE 2–3). A stage is one file
+ * exporting a `Stage`; the ordered lists live in `stages/index.ts`. The runners (run-pipeline.ts:
+ * the lock; stage-runner.ts: timing, the report, turning a throw into a failure, what a failure
+ * means, the rollback, the terminal state) own everything cross-cutting, so a stage only does its
+ * work and returns an outcome.
  */
-import type { StageName } from '../../contracts/envelope.js';
+import type { RunnerStage } from './stage-runner.js';
 import type { DecodedEnvelope } from '../../contracts/envelope.js';
 import type { HealthSpec, ServiceSpec } from '../../contracts/spec.js';
 import type { DeployedService, EdgeState, SlotRecord } from '../runtimes/docker/slot-store.js';
@@ -76,26 +77,8 @@ export interface StageContext {
   readonly state: RunState;
 }
 
-export type StageOutcome =
-  /** `stop` ends the pipeline here with that terminal state (idempotency → no_op). */
-  | { readonly status: 'ok'; readonly detail?: string; readonly evidence?: Record<string, unknown>; readonly stop?: 'no_op' }
-  | { readonly status: 'skipped'; readonly detail: string; readonly evidence?: Record<string, unknown> }
-  | { readonly status: 'failed'; readonly detail: string; readonly evidence?: Record<string, unknown> };
+export type { FailureMode, StageOutcome } from './stage-runner.js';
+export { failed, ok, skipped } from './stage-runner.js';
 
-/**
- * What a failure of the stage means:
- *   `fail`     hard gate: nothing has changed; the pipeline ends in `failure`
- *   `rollback` something changed: restore the previous image and env; ends in `failure_rolled_back`
- *   `degrade`  best effort (edge): carry on; the pipeline ends in `success_degraded`
- */
-export type FailureMode = 'fail' | 'rollback' | 'degrade';
-
-export interface Stage {
-  readonly name: StageName;
-  readonly onFailure: FailureMode;
-  run(ctx: StageContext): Promise<StageOutcome>;
-}
-
-export const ok = (detail?: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'ok', ...(detail ? { detail } : {}), ...(evidence ? { evidence } : {}) });
-export const failed = (detail: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'failed', detail, ...(evidence ? { evidence } : {}) });
-export const skipped = (detail: string, evidence?: Record<string, unknown>): StageOutcome => ({ status: 'skipped', detail, ...(evidence ? { evidence } : {}) });
+/** An image service's stage: what it works on is the slot's pipeline context. */
+export type Stage = RunnerStage<StageContext>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEPLOY_STAGE_NAMES, PREFLIGHT_STAGE_NAMES } from '../../../contracts/envelope.js';
+import { PROCESS_STAGES } from '../../envs/process-pipeline/stages/index.js';
 import { DEPLOY_STAGES, PREFLIGHT_STAGES } from './index.js';
 
 describe('stage registry', () => {
@@ -11,5 +12,9 @@ describe('stage registry', () => {
     expect(mode).toMatchObject({ admit: 'fail', verify: 'fail', pull: 'fail', health: 'rollback', proxy: 'degrade', dns: 'degrade' });
     expect(DEPLOY_STAGES.findIndex((s) => s.name === 'health')).toBeLessThan(DEPLOY_STAGES.findIndex((s) => s.name === 'proxy'));
     expect(PREFLIGHT_STAGES.every((s) => s.onFailure === 'fail')).toBe(true);
+  });
+
+  it('gives a process service the same stages, in the same order, with the same failure modes', () => {
+    expect(PROCESS_STAGES.map((s) => [s.name, s.onFailure])).toEqual(DEPLOY_STAGES.map((s) => [s.name, s.onFailure]));
   });
 });

@@ -3,7 +3,7 @@ import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
 
-/** Per image service: its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
+/** Per service (image or process, DESIGN §7): its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
 function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(pipelines).map(([service, p]) => [service, { state: p.state, stages: p.stages.map((s) => ({ name: s.name, status: s.status, ...(s.detail ? { detail: s.detail } : {}) })) }]),

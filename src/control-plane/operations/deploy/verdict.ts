@@ -44,10 +44,10 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
 const HARD_GATES: readonly string[] = ['admit', 'verify', 'pull'];
 
 /**
- * When the host refused the deploy before any effect — every image service's pipeline ended
- * `failure` at a hard gate, so no container was touched and (the agent starts process services
- * only after every image service) nothing else was started — the failing stage of each service;
- * otherwise null.
+ * When the host refused the deploy before any effect — every service's pipeline (image or
+ * process) ended `failure` at a hard gate, so no container or process was touched (the agent
+ * starts process services only after every image service, and none before all are admitted) —
+ * the failing stage of each service; otherwise null.
  */
 export function refusedBeforeAnyEffect(create: EnvCreateResult | undefined): Record<string, string> | null {
   const pipelines = Object.entries(create?.pipelines ?? {});

@@ -1,0 +1,50 @@
+/**
+ * env (seed 004, stage 5) for a process service: everything it needs before it is spawned
+ * (prepare-service.ts: its user, working dir, datasets, secret and config files, its port). A
+ * service updated stop-first, or published on a fixed host port, takes over its old copy's port.
+ * The version's services are prepared one at a time (user creation edits /etc/passwd) and none
+ * starts before all are (version-run.ts). Hard gate: a refusal starts nothing.
+ */
+import { ok, skipped } from '../../../pipeline/stage-runner.js';
+import { serviceKey } from '../../../runtimes/process/service-env.js';
+import { messageOf } from '../../../../contracts/errors.js';
+import { prepareService } from '../../prepare-service.js';
+import { updateOrder } from '../../start-order.js';
+import { liveOldCopy } from '../other-copies.js';
+import { adoptedText, refuse, type ProcessStage } from '../stage.js';
+
+export const env: ProcessStage = {
+  name: 'env',
+  onFailure: 'fail',
+  async run(ctx) {
+    const { run, service } = ctx;
+    try {
+      if (service.adopted) return skipped(`${adoptedText(service)}: prepared when it started`);
+      const { ctx: agent, req } = run;
+      return await run.preparing.run(async () => {
+        let plan = await prepareService(agent, service.id, service.spec, run.datasets, req.files);
+        if (updateOrder(service.spec) === 'stop-first' || plan.fixedPort) {
+          // Clients keep their address: the only interruption is the stop-to-healthy window.
+          const old = await liveOldCopy(agent, req.env, req.version, service.name);
+          if (old) {
+            await agent.ports.release(serviceKey(service.id));
+            plan = { ...plan, port: old.port };
+            service.takeover = old;
+          }
+        }
+        service.plan = plan;
+        return ok(`port ${plan.port}${service.takeover ? ` (taken over from version ${service.takeover.version})` : ''}`, {
+          port: plan.port,
+          user: plan.identity ? plan.identity.name ?? plan.identity.uid : null,
+          pid_namespace: plan.pidNamespace,
+          files: Object.keys(plan.grants).length,
+        });
+      });
+    } catch (err) {
+      // Any error (EACCES, ENOSPC, a path the host does not allow) refuses the version.
+      return refuse(ctx, messageOf(err));
+    } finally {
+      run.prepared(service.name);
+    }
+  },
+};
