@@ -9,6 +9,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOY_STAGE_NAMES } from '../src/contracts/envelope.js';
 import type { Deployment, Env } from '../src/contracts/domain.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { freshDataDir } from './helpers/stores.js';
@@ -72,6 +73,49 @@ describe('multi-service envs', () => {
     const status = (await h.api.get(`/v1/envs/${dep.env}/status?refresh=true`)).body;
     const started = Object.fromEntries(status.live_status.workloads.map((w: { service: string; started_at: string }) => [w.service, Date.parse(w.started_at)]));
     expect(started.web - started.db).toBeGreaterThanOrEqual(1500);
+
+    // Each process service ran seed 004's pipeline (DESIGN §7), stages that do not apply skipped with the reason.
+    const pipelines = dep.phases.find((p) => p.name === 'prepare')!.evidence!.pipelines as Record<string, { state: string; stages: { name: string; status: string; detail?: string }[] }>;
+    expect(Object.keys(pipelines).sort()).toEqual(['db', 'web']);
+    const edge = "control-plane deploy: the deploy's ingress phase puts the service on the team's edge";
+    for (const [service, p] of Object.entries(pipelines)) {
+      expect(p.stages.map((st) => st.name), service).toEqual([...DEPLOY_STAGE_NAMES]);
+      expect(p, service).toEqual({
+        state: 'success',
+        stages: [
+          { name: 'admit', status: 'ok', detail: 'process_runtime: open: this host runs process services unsigned' },
+          { name: 'verify', status: 'skipped', detail: 'process_runtime: open: nothing signed to verify' },
+          { name: 'idempotency', status: 'ok', detail: 'first start of this service in this env' },
+          { name: 'pull', status: 'skipped', detail: 'a process service runs a command on this host: there is no artifact to pull' },
+          { name: 'env', status: 'ok', detail: `port ${new URL(urlOf(env, service)).port}` },
+          { name: 'recreate', status: 'ok', detail: `pid ${status.live_status.workloads.find((w: { service: string }) => w.service === service).pid} on port ${new URL(urlOf(env, service)).port}` },
+          { name: 'health', status: 'ok', detail: 'healthy (http)' },
+          { name: 'proxy', status: 'skipped', detail: edge },
+          { name: 'dns', status: 'skipped', detail: edge },
+          { name: 'persist', status: 'ok' },
+        ],
+      });
+    }
+  });
+
+  it('a version runs whole or not at all: one service failing health rolls back the other through its pipeline', async () => {
+    const svc = (mode: string) => ({ command: ['node', APP], environment: { VERSION: 'w1', MODE: mode }, 'x-denv': { health: { path: '/healthz', timeout: '2s' } } });
+    const dep = await op('/v1/projects/shop/deploy', { compose: { services: { api: svc('ok'), worker: svc('unhealthy') } }, env: 'half' });
+    expect(dep.status).toBe('failed'); // the env's first version: nothing to go back to
+    expect(dep.error).toMatch(/worker/);
+    const pipelines = dep.phases.find((p) => p.name === 'prepare')!.evidence!.pipelines as Record<string, { state: string; stages: { name: string; status: string; detail?: string }[] }>;
+    const stage = (service: string, name: string) => pipelines[service]!.stages.find((st) => st.name === name)!;
+    // worker failed its own health and was rolled back; api passed health and was not kept.
+    expect(pipelines.worker!.state).toBe('failure_rolled_back');
+    expect(stage('worker', 'health').status).toBe('failed');
+    expect(stage('worker', 'persist')).toEqual({ name: 'persist', status: 'skipped', detail: 'not run: health failed, rolled back' });
+    expect(pipelines.api!.state).toBe('failure_rolled_back');
+    expect(stage('api', 'health')).toMatchObject({ status: 'ok' });
+    expect(stage('api', 'persist')).toEqual({ name: 'persist', status: 'failed', detail: 'not kept: worker failed' });
+    // Neither process is left running: the env had no version before, so nothing serves.
+    const pidOf = (service: string) => Number(/^pid (\d+) /.exec(stage(service, 'recreate').detail!)![1]);
+    for (const service of ['api', 'worker']) expect(() => process.kill(pidOf(service), 0), service).toThrow();
+    expect((await envOf(dep.env)).endpoints).toEqual([]);
   });
 
   it('a failed deploy after a snapshot rolls back to the serving version without touching it', async () => {

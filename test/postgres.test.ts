@@ -3,7 +3,9 @@
  * process service with `user: postgres`, its data in a dataset, a `pg_isready` healthcheck and no
  * wrapper script — on both dataset drivers (a real loop-mounted btrfs, and copy). Deploy; insert
  * rows; redeploy with a changed setting (stop-first: the old postmaster stops before the new one
- * starts on the same data, and the rows are still there); snapshot; fork on the same host (the
+ * starts on the same data, and the rows are still there); redeploy with a setting PostgreSQL
+ * refuses (its pipeline stops the new postmaster, the deploy's rollback starts the old one on its
+ * port); snapshot; fork on the same host (the
  * fork starts although its data holds the source's postmaster.pid, has the rows, and writes do
  * not cross); rollback restores the snapshot's rows.
  *
@@ -83,6 +85,19 @@ describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s d
     expect(prepare.updates?.db?.order).toBe('stop-first');
     expect(prepare.updates!.db!.down_ms).toBeGreaterThan(0);
     // The new postmaster took over the old one's port: clients keep their address.
+    expect(await dbPort(envId)).toBe(port);
+    expect(await psql(port, 'show work_mem')).toBe('8MB');
+    expect(await psql(port, 'select count(*) from t')).toBe('2');
+
+    // A setting PostgreSQL refuses: the new postmaster exits during start. Its pipeline stops it and
+    // gives the port back; the old one, stopped for the update, is started again by the deploy's rollback.
+    const brokenRes = await h.api.post('/v1/projects/pg/deploy', { compose: await compose('bogus'), env: 'production' });
+    const broken = await h.api.finished(brokenRes.body.deployment.id);
+    expect(broken.status).toBe('rolled_back');
+    const db = (broken.phases.find((p) => p.name === 'prepare')!.evidence!.pipelines as Record<string, { state: string; stages: { name: string; status: string; detail?: string }[] }>).db!;
+    expect(db.state).toBe('failure');
+    expect(db.stages.find((st) => st.name === 'health')).toMatchObject({ status: 'failed', detail: 'db exited with code 1 during start' });
+    expect(db.stages.find((st) => st.name === 'persist')).toMatchObject({ status: 'skipped', detail: "not run: health failed, stopped; its old copy (stopped for a stop-first update) starts again with the deploy's rollback" });
     expect(await dbPort(envId)).toBe(port);
     expect(await psql(port, 'show work_mem')).toBe('8MB');
     expect(await psql(port, 'select count(*) from t')).toBe('2');

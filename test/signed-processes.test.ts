@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { Deployment, Env } from '../src/contracts/domain.js';
 import { waitFor } from './helpers/api.js';
+import { createPublicKey } from 'node:crypto';
 import { envelopeOf, testKey, type TestKey } from './helpers/envelopes.js';
+import { fingerprintOf } from '../src/lib/envelope-crypto.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
@@ -71,8 +73,19 @@ describe('process_runtime: signed', () => {
     expect(unsigned.status).toBe('failed');
     expect(unsigned.error).toMatch(/api: no envelope: this host runs process services only when signed \(process_runtime: signed\)/);
 
+    // Refused at admit, a hard gate: the service's pipeline changed nothing.
+    const stagesOf = (d: Deployment) => (d.phases.find((p) => p.name === 'prepare')!.evidence!.pipelines as Record<string, { state: string; stages: { name: string; status: string; detail?: string }[] }>).api!;
+    expect(stagesOf(unsigned).state).toBe('failure');
+    expect(stagesOf(unsigned).stages[0]).toMatchObject({ name: 'admit', status: 'failed' });
+    expect(unsigned.phases.find((p) => p.name === 'verdict')!.evidence).toMatchObject({ changed: false, refused: { api: 'admit' } });
+
     const signed = await deploy('one', { envelopes: [envelope()] });
     expect(signed.status, signed.error ?? '').toBe('succeeded');
+    // verify names the host's trusted key that signed it.
+    expect(stagesOf(signed).stages.slice(0, 2)).toEqual([
+      { name: 'admit', status: 'ok', detail: 'a signed envelope admits it' },
+      { name: 'verify', status: 'ok', detail: `signed by ${fingerprintOf(createPublicKey(key.publicPem))}` },
+    ]);
     const url = (await envOf(signed.env)).endpoints[0]!.url;
     expect(await (await fetch(url)).text()).toMatch(/^signed-v1 \d+$/);
   });

@@ -31,6 +31,7 @@ import { VersionRun, type Failure } from './process-pipeline/version-run.js';
 import type { SiblingAddress } from './siblings.js';
 import { imageServiceNames, startWithImages } from './start-images.js';
 import { findCycle, oneShots } from './start-order.js';
+import { stopServices } from './stop-services.js';
 
 export interface VersionRequest {
   readonly env: string;
@@ -117,7 +118,10 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
   const ordered = Object.fromEntries(names.map((n) => [n, pipelines[n]!]));
   const base = { started_in_ms: startedInMs, datasets: [...req.volumes], egress: await egress, services, pipelines: ordered, ...(Object.keys(run.updates).length > 0 ? { updates: run.updates } : {}) };
   if (failures.length > 0) {
-    // Each pipeline rolled back what it started; what is left is the ports of services prepared but never started.
+    // Each pipeline rolled back what it started; what is left is the ports of services prepared
+    // but never started, and anything a rollback that threw left running.
+    const left = [...run.services.values()].filter((service) => service.owned);
+    if (left.length > 0) await stopServices(ctx, left.map((service) => service.id));
     for (const service of run.services.values()) if (service.plan && !service.owned) await ctx.ports.release(serviceKey(service.id));
     return { ...base, ...summarizeFailures(failures), healthy_in_ms: null, endpoints: [] };
   }

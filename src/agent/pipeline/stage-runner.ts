@@ -40,6 +40,8 @@ export interface RunnerStage<C> {
 export interface RollbackResult {
   readonly restored: boolean;
   readonly evidence: Record<string, unknown>;
+  /** What the later stages' skip reason says happened, when not "rolled back" / "the rollback failed". */
+  readonly summary?: string;
 }
 
 export interface RunnerHooks<C> {
@@ -88,7 +90,7 @@ export async function runStageList<C>(stages: readonly RunnerStage<C>[], ctx: C,
         const back = await hooks.rollback(ctx);
         evidence = { ...evidence, rollback: back.evidence };
         terminal = back.restored ? 'failure_rolled_back' : 'failure';
-        endedBy = `not run: ${stage.name} failed${back.restored ? ', rolled back' : ', and the rollback failed'}`;
+        endedBy = `not run: ${stage.name} failed, ${back.summary ?? (back.restored ? 'rolled back' : 'and the rollback failed')}`;
       }
       if (stage.onFailure !== 'degrade') error = `${stage.name}: ${out.detail}`;
     } else if (out.status === 'ok' && out.stop) {

@@ -22,6 +22,7 @@ export async function rollbackService({ run, service }: ProcessStageContext): Pr
   const restored = service.downSince === null;
   return {
     restored,
+    ...(restored ? {} : { summary: "stopped; its old copy (stopped for a stop-first update) starts again with the deploy's rollback" }),
     evidence: {
       stopped: stopped > 0 ? pid : null,
       previous: restored ? 'untouched: the new process started beside it' : `stopped for a stop-first update (version ${service.takeover?.version ?? '?'}): the deploy's rollback starts it again`,
