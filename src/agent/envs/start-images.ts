@@ -31,9 +31,8 @@ import { allowedPublishedPort } from '../config/agent-config.js';
 import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
-import { summarizeFailures, type VersionRequest } from './start-version.js';
+import { summarizeFailures, type Failure, type VersionRequest } from './version-request.js';
 
-type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
 type ServiceReport = { pid: number | null; port: number; log_tail?: string[] };
 
 export function imageServiceNames(services: Readonly<Record<string, ServiceSpec>>): string[] {

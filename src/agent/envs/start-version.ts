@@ -2,9 +2,9 @@
  * Bring one version of an env up: the code path shared by env.create, env.fork and env.rollback.
  *
  *   datasets → adopt what already serves this version (its own live process, or an identical
- *   service of another version) → per remaining service: its user, its dir, its datasets, a port
- *   (prepare-service.ts) → start in `depends_on` order, each health-checked as soon as it starts
- *   (start-order.ts) → mark healthy, or stop what this run started.
+ *   service of another version) → each service through seed 004's pipeline, all at once
+ *   (process-pipeline/: admit, prepare, start in `depends_on` order, health, persist once every
+ *   service is healthy; a failure rolls back what the run started) → the version's answer.
  *
  * Idempotent: a service of this version whose process is alive (started by an earlier delivery
  * of the command, or by a previous agent) is adopted, never started twice. Other versions of the
@@ -17,7 +17,7 @@
  */
 import type { PipelineAnswer } from '../../contracts/envelope.js';
 import type { EnvCreateResult, ServiceEndpoint } from '../../contracts/protocol.js';
-import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
+import type { ServiceSpec } from '../../contracts/spec.js';
 import { DenvError } from '../../contracts/errors.js';
 import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
@@ -27,32 +27,11 @@ import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-en
 import { identicalLiveService } from './process-pipeline/other-copies.js';
 import { rollbackService } from './process-pipeline/rollback.js';
 import { PROCESS_STAGES } from './process-pipeline/stages/index.js';
-import { VersionRun, type Failure } from './process-pipeline/version-run.js';
-import type { SiblingAddress } from './siblings.js';
+import { VersionRun } from './process-pipeline/version-run.js';
 import { imageServiceNames, startWithImages } from './start-images.js';
 import { findCycle, oneShots } from './start-order.js';
 import { stopServices } from './stop-services.js';
-
-export interface VersionRequest {
-  readonly env: string;
-  readonly version: string;
-  readonly services: Readonly<Record<string, ServiceSpec>>;
-  readonly volumes: readonly string[];
-  /** env.create: the envelope the control plane relayed (unvalidated; admit decides). */
-  readonly envelope?: unknown;
-  /** env.create: one envelope per signed image service (each names its service). */
-  readonly envelopes?: readonly unknown[];
-  /** env.create: the project and env names (an envelope's `scope` binds to them). */
-  readonly project?: string;
-  readonly env_name?: string;
-  /** env.rollback: image services start the deploy this host verified for the version instead of running the pipeline. */
-  readonly activate?: boolean;
-  readonly retire_others?: boolean;
-  /** Addresses of services started elsewhere in this version (image services), for `DENV_<S>_HOST/PORT`. */
-  readonly siblings?: readonly SiblingAddress[];
-  /** Secret, config and bind-mounted file contents of the version (Spec.files). */
-  readonly files?: Readonly<Record<string, PackedTree>>;
-}
+import { summarizeFailures, type VersionRequest } from './version-request.js';
 
 /** Throws AGENT_ERROR when a service cannot run on this host at all (an image service needs the docker pipeline). */
 export function assertRunnable(services: Readonly<Record<string, ServiceSpec>>, docker = false): void {
@@ -65,13 +44,6 @@ export function assertRunnable(services: Readonly<Record<string, ServiceSpec>>, 
   if (cycle) throw new DenvError('AGENT_ERROR', `depends_on has a cycle: ${cycle}`);
 }
 
-/** The first failure decides the outcome's kind: any start failure makes it `start_failed`. */
-export function summarizeFailures(failures: readonly Failure[]): { outcome: 'start_failed' | 'unhealthy'; message: string } {
-  return {
-    outcome: failures.some((f) => f.outcome === 'start_failed') ? 'start_failed' : 'unhealthy',
-    message: failures.map((f) => f.message).join('; '),
-  };
-}
 
 /** `receivedAt`: when the command arrived (Date.now()), the origin of started_in_ms and healthy_in_ms. */
 export async function startVersion(ctx: AgentContext, req: VersionRequest, receivedAt: number): Promise<EnvCreateResult> {

@@ -3,7 +3,8 @@
  * state (version-run.ts). Stages are one file each under stages/, listed in stages/index.ts.
  */
 import { failed, type RunnerStage, type StageOutcome } from '../../pipeline/stage-runner.js';
-import type { Failure, ServiceRun, VersionRun } from './version-run.js';
+import type { Failure } from '../version-request.js';
+import type { ServiceRun, VersionRun } from './version-run.js';
 
 export interface ProcessStageContext {
   readonly run: VersionRun;

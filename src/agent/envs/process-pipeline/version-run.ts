@@ -20,9 +20,7 @@ import type { ServiceIdentity } from '../../runtimes/process/service-env.js';
 import type { Admission } from '../admit-process.js';
 import type { PreparedService } from '../prepare-service.js';
 import { siblingEnvironment, type SiblingAddress } from '../siblings.js';
-import type { VersionRequest } from '../start-version.js';
-
-export type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
+import type { Failure, VersionRequest } from '../version-request.js';
 
 /** One service's pipeline state. */
 export interface ServiceRun {
