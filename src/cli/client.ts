@@ -45,6 +45,10 @@ export class ApiClient {
     return this.request<T>('PUT', path, body, signal);
   }
 
+  patch<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('PATCH', path, body, signal);
+  }
+
   delete<T>(path: string, signal?: AbortSignal): Promise<T> {
     return this.request<T>('DELETE', path, undefined, signal);
   }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
+import { dnsName } from './edge-settings.js';
 
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
 /** A Compose document, as YAML text or as the parsed object. */
@@ -30,6 +31,12 @@ export const createProjectBody = z.strictObject({
   approval: z.enum(['auto', 'required']).optional(),
   /** Refuse deploy requests without an `envelope` (signed image deploys only). */
   require_signed: z.boolean().optional(),
+  /** The base domain of its envs' hostnames (`<env>.<project>.<base>`); absent: the team's. */
+  base_domain: dnsName.optional(),
+});
+/** `PATCH /v1/projects/{p}`: a field left out keeps its value; null clears it. */
+export const updateProjectBody = z.strictObject({
+  base_domain: dnsName.nullable().optional(),
 });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),
@@ -72,6 +79,7 @@ export const eventsQuery = z.strictObject({
 
 export type DeployBody = z.infer<typeof deployBody>;
 export type CreateProjectBody = z.infer<typeof createProjectBody>;
+export type UpdateProjectBody = z.infer<typeof updateProjectBody>;
 
 /** Lifecycle actions (seed 002). */
 export const replanBody = z.strictObject({ guidance: z.string().max(4000).optional() });

@@ -126,6 +126,8 @@ export interface Project {
   readonly approval: 'auto' | 'required';
   /** Deploys must carry a signed envelope (DESIGN §7); the agents verify it with their own keys. */
   readonly require_signed: boolean;
+  /** The base domain of its envs' hostnames (`<env>.<project>.<base>`); null: the team's (`PUT /v1/edge`). */
+  readonly base_domain: string | null;
   readonly created_at: string;
 }
 

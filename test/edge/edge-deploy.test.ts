@@ -132,6 +132,32 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     expect(env.endpoints[0]!.public).toEqual(['http://pr-7.shop.apps.example.test']);
   });
 
+  it("a project's own base domain moves its preview's hostname (the sweep re-applies), and clearing it moves it back", async () => {
+    const previewId = (await h.api.get('/v1/envs?name=pr-7')).body.items[0].id as string;
+    const patch = async (base_domain: string | null) => {
+      const res = await h.api.req('PATCH', '/v1/projects/shop', { base_domain });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    const servedAt = async (name: string) => {
+      const env = await waitFor(async () => {
+        const e = await envOf(previewId);
+        return e.edge?.names?.[0] === name && e.edge.status === 'ok' ? e : undefined;
+      }, 30_000, `the sweep to publish ${name}`);
+      expect(env.endpoints[0]!.public).toEqual([`http://${name}`]);
+      expect((await httpGet(caddy.httpPort, name)).body).toMatch(/^preview \d+/);
+      expect(await resolve4(name)).toEqual([PUBLIC_IP]);
+    };
+    await patch('previews.example.test');
+    await servedAt('pr-7.shop.previews.example.test');
+    // The team's name is gone from Caddy and from DNS; production keeps its own hostname.
+    expect((await httpGet(caddy.httpPort, 'pr-7.shop.apps.example.test')).status).toBe(404);
+    expect(await resolve4('pr-7.shop.apps.example.test')).toBe('ENOTFOUND');
+    expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^v2 \d+/);
+    await patch(null);
+    await servedAt('pr-7.shop.apps.example.test');
+    expect((await httpGet(caddy.httpPort, 'pr-7.shop.previews.example.test')).status).toBe(404);
+  });
+
   it('a fork (no ingress phase) is put on the edge by the sweep under its own name, serving production’s version from its own process', async () => {
     const res = await h.api.post(`/v1/envs/${prodEnv}/fork`, { name: 'try' });
     expect(res.status, JSON.stringify(res.body)).toBe(202);

@@ -175,6 +175,38 @@ describe.each(STORES)('team edge settings on %s', (store) => {
     expect(Object.keys(schema.properties).sort()).toEqual(['base_domain', 'dns', 'proxy']);
   });
 
+  it("a project's own base domain: PATCH /v1/projects/{p} sets and clears it, closed and validated, admin only, per team, audited", async () => {
+    const created = await t.a.post('/v1/projects', { name: 'shop', base_domain: 'Shop.Example.NET' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.base_domain).toBe('shop.example.net');
+    const read = async () => (await t.a.get('/v1/projects/shop')).body.base_domain;
+    // Refused, nothing changed: an unknown field, a bad name, a read or deploy token, another team's token, an unknown project.
+    for (const body of [{ colour: 'red' }, { base_domain: 'not a domain' }, { base_domain: 'a..b' }]) {
+      const res = await t.a.req('PATCH', '/v1/projects/shop', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+    for (const scope of ['deploy', 'read']) {
+      const token = (await t.a.post('/v1/tokens', { name: `p-${scope}`, scope })).body.token as string;
+      expect((await new Api(url, token).req('PATCH', '/v1/projects/shop', { base_domain: 'x.example.net' })).status).toBe(403);
+    }
+    expect((await t.b.req('PATCH', '/v1/projects/shop', { base_domain: 'x.example.net' })).status).toBe(404);
+    expect((await t.a.req('PATCH', '/v1/projects/nope', { base_domain: 'x.example.net' })).status).toBe(404);
+    expect(await read()).toBe('shop.example.net');
+    // A field left out keeps its value; null clears it (the team's applies again).
+    expect((await t.a.req('PATCH', '/v1/projects/shop', {})).body.base_domain).toBe('shop.example.net');
+    const changed = await t.a.req('PATCH', '/v1/projects/shop', { base_domain: 'previews.example.net' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ name: 'shop', base_domain: 'previews.example.net' });
+    expect((await t.a.req('PATCH', '/v1/projects/shop', { base_domain: null })).body.base_domain).toBeNull();
+    expect(await read()).toBeNull();
+    const events = (await t.a.get(`/v1/events?subject=project:${created.body.id}&limit=100`)).body.items as { type: string; data: Record<string, unknown> }[];
+    expect(events.map((e) => [e.type, e.data.fields, e.data.base_domain])).toEqual([
+      ['project.changed', [], 'shop.example.net'],
+      ['project.changed', ['base_domain'], 'previews.example.net'],
+      ['project.changed', ['base_domain'], null],
+    ]);
+  });
+
   it('stores the secrets themselves, where providers will read them (the control plane stopped)', async () => {
     const team = (await t.a.get('/v1/tokens')).body.items.find((x: { id: string }) => x.id === t.aTokenId).team as string;
     await cp!.close();

@@ -137,6 +137,24 @@ describe('denv edge', () => {
     expect(wrong).toMatchObject({ code: 1, stderr: 'error (USAGE): cannot clear "colour": expected base-domain, proxy or dns\n' });
   });
 
+  it("set-base-domain and clear base-domain with --project change that project's own, not the team's", async () => {
+    expect((await api.post('/v1/projects', { name: 'shop' })).status).toBe(201);
+    const team = (await api.get('/v1/edge')).body;
+    const set = await denv(['edge', 'set-base-domain', 'previews.example.net', '--project', 'shop']);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(set.stdout).toMatch(/^base domain: +previews\.example\.net$/m);
+    expect(set.stdout).toMatch(/^hostnames: +<env>\.shop\.previews\.example\.net for envs other than production$/m);
+    expect((await api.get('/v1/projects/shop')).body.base_domain).toBe('previews.example.net');
+    expect((await api.get('/v1/edge')).body).toEqual(team);
+    const cleared = await denv(['edge', 'clear', 'base-domain', '--project', 'shop', '--json']);
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ name: 'shop', base_domain: null });
+    const wrong = await denv(['edge', 'clear', 'proxy', '--project', 'shop']);
+    expect(wrong).toMatchObject({ code: 1, stderr: "error (USAGE): --project clears only base-domain (proxy and dns are the team's)\n" });
+    const missing = await denv(['edge', 'set-base-domain', 'x.example.net', '--project', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error \(NOT_FOUND\): /);
+  });
+
   it('every command has --help with examples', async () => {
     for (const cmd of [['edge'], ['edge', 'show'], ['edge', 'set-proxy'], ['edge', 'set-proxy', 'caddy'], ['edge', 'set-proxy', 'npmplus'], ['edge', 'set-dns', 'powerdns'], ['edge', 'set-dns', 'cloudflare'], ['edge', 'set-base-domain'], ['edge', 'clear']]) {
       const run = await denv([...cmd, '--help']);

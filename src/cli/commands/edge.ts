@@ -1,6 +1,8 @@
 /**
  * `denv edge show|set-proxy|set-dns|set-base-domain|clear`: the team's edge settings (GET/PUT
  * /v1/edge, docs/edge.md). Each `set-*` changes only its own part: `set-dns` keeps the proxy.
+ * `set-base-domain`/`clear base-domain` with `--project` set one project's own base domain
+ * (PATCH /v1/projects/{p}).
  *
  * Secrets (NPMplus password, PowerDNS API key, Cloudflare token) are read from stdin
  * (`--…-stdin`) or an environment variable, never from an argument: a command line is visible
@@ -8,6 +10,7 @@
  * redacted.
  */
 import type { Command } from 'commander';
+import type { Project } from '../../contracts/domain.js';
 import type { EdgeSettings } from '../../contracts/edge-settings.js';
 import { CliError } from '../cli-error.js';
 import { clientFor, optionsOf, parsePositiveInt } from '../config.js';
@@ -61,6 +64,18 @@ async function apply(c: Command, change: Change): Promise<void> {
   const opts = optionsOf<{ json?: boolean }>(c);
   const settings = await clientFor(c).put<EdgeSettings>('/v1/edge', change);
   say(opts.json ? toJson(settings) : formatEdgeSettings(settings));
+}
+
+/** `--project`: set (or, null, clear) one project's own base domain and print the project's. */
+async function applyToProject(c: Command, project: string, baseDomain: string | null): Promise<void> {
+  const opts = optionsOf<{ json?: boolean }>(c);
+  const p = await clientFor(c).patch<Project>(`/v1/projects/${encodeURIComponent(project)}`, { base_domain: baseDomain });
+  if (opts.json) return say(toJson(p));
+  say(formatFields([
+    ['project', p.name],
+    ['base domain', p.base_domain ?? "— (the team's: denv edge show)"],
+    ['hostnames', p.base_domain ? `<env>.${p.name}.${p.base_domain} for envs other than production` : "under the team's base domain"],
+  ]));
 }
 
 function registerSetProxy(edge: Command): void {
@@ -184,16 +199,26 @@ export function registerEdge(program: Command): void {
   registerSetDns(edge);
   edge
     .command('set-base-domain <domain>')
-    .description('the domain hostnames are made under: <env>.<project>.<domain>')
-    .option('--json', 'print the settings as JSON')
-    .addHelpText('after', examples('denv edge set-base-domain apps.example.com', 'denv edge clear base-domain'))
-    .action(async (domain: string, _o: unknown, c: Command) => apply(c, { base_domain: domain }));
+    .description("the domain hostnames are made under: <env>.<project>.<domain> (the team's, or with --project one project's own)")
+    .option('--project <project>', "set this project's own base domain (its envs use it instead of the team's)")
+    .option('--json', 'print the settings (with --project: the project) as JSON')
+    .addHelpText('after', examples('denv edge set-base-domain apps.example.com', 'denv edge set-base-domain shop.example.net --project shop', 'denv edge clear base-domain --project shop'))
+    .action(async (domain: string, _o: unknown, c: Command) => {
+      const { project } = optionsOf<{ project?: string }>(c);
+      return project !== undefined ? applyToProject(c, project, domain) : apply(c, { base_domain: domain });
+    });
   edge
     .command('clear <setting...>')
-    .description('unset settings: base-domain, proxy, dns (the others are kept)')
+    .description("unset settings: base-domain, proxy, dns (the others are kept); base-domain --project: the project's own")
+    .option('--project <project>', "with base-domain: clear this project's own base domain (its envs use the team's again)")
     .option('--json', 'print the settings as JSON')
-    .addHelpText('after', examples('denv edge clear base-domain', 'denv edge clear proxy dns'))
+    .addHelpText('after', examples('denv edge clear base-domain', 'denv edge clear proxy dns', 'denv edge clear base-domain --project shop'))
     .action(async (settings: string[], _o: unknown, c: Command) => {
+      const { project } = optionsOf<{ project?: string }>(c);
+      if (project !== undefined) {
+        if (settings.length !== 1 || settings[0] !== 'base-domain') throw new CliError('USAGE', '--project clears only base-domain (proxy and dns are the team\'s)');
+        return applyToProject(c, project, null);
+      }
       const change: Record<string, null> = {};
       for (const s of settings) {
         if (!Object.hasOwn(CLEARABLE, s)) throw new CliError('USAGE', `cannot clear "${s}": expected base-domain, proxy or dns`);

@@ -1,8 +1,9 @@
-import { createProjectBody, deployBody, revealListQuery, revealQuery } from '../../contracts/api.js';
+import { createProjectBody, deployBody, revealListQuery, revealQuery, updateProjectBody } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { splitCommand } from '../../contracts/spec.js';
 import { requestDeploy } from '../lifecycle/request-deploy.js';
+import { appendEvent } from '../store/events.js';
 import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
 import { maskDeep, revealAllowed } from './mask.js';
@@ -26,8 +27,8 @@ export const projectRoutes = [
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
-        'insert into projects (id, team, name, compose, repo, branch, approval, require_signed) values ($1, $2, $3, $4, $5, $6, $7, $8) returning *',
-        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false],
+        'insert into projects (id, team, name, compose, repo, branch, approval, require_signed, base_domain) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *',
+        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false, body.base_domain ?? null],
       );
       return toProject(rows[0]!);
     },
@@ -44,6 +45,19 @@ export const projectRoutes = [
     async handler({ db }, { auth, params, query }) {
       const project = await findProject(db, auth.team, params.project!);
       return projectView(project, revealAllowed(auth, query.reveal));
+    },
+  }),
+  route({
+    method: 'PATCH', url: '/v1/projects/:project', body: updateProjectBody, scope: 'admin',
+    summary: "Change a project's settings {base_domain?}: a field left out keeps its value, null clears it (base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's)",
+    async handler({ db }, { auth, body, params }) {
+      const project = await findProject(db, auth.team, params.project!);
+      return db.tx(async (tx) => {
+        const rows = await tx.query<ProjectRow>('update projects set base_domain = case when $3 then $2 else base_domain end where id = $1 returning *', [project.id, body.base_domain ?? null, body.base_domain !== undefined]);
+        // Audit: who changed what (the edge sweep moves the envs' hostnames on its next pass).
+        await appendEvent(tx, { team: auth.team, subject: `project:${project.id}`, type: 'project.changed', data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: rows[0]!.base_domain } });
+        return projectView(rows[0]!, false);
+      });
     },
   }),
   route({

@@ -41,7 +41,7 @@ describe('desiredEdge', () => {
   it('no base domain outside production: skipped with the reason', () => {
     const d = desiredEdge(inputs({ env: { id: 'env_cd', name: 'pr-7', stage: 'preview' }, baseDomain: null, compose: { services: { web: web({ hostnames: ['shop.example.com'] }) } } }));
     expect(d.routes).toEqual([]);
-    expect(d.skipped).toEqual([{ service: 'web', reason: expect.stringContaining('no base domain is set for the team') }]);
+    expect(d.skipped).toEqual([{ service: 'web', reason: expect.stringContaining('no base domain is set for the project or the team') }]);
   });
 
   it('edge.port: the published host port of an image service, the port itself for a process; unpublished is skipped', () => {

@@ -44,7 +44,7 @@ export function dnsLabel(name: string): string | null {
 
 
 function automaticName(i: EdgeInputs, service: string, several: boolean): string | { reason: string } {
-  if (!i.baseDomain) return { reason: `no base domain is set for the team (denv edge set-base-domain …), and a ${i.env.stage} env never uses the spec's hostnames` };
+  if (!i.baseDomain) return { reason: `no base domain is set for the project or the team (denv edge set-base-domain … [--project …]), and a ${i.env.stage} env never uses the spec's hostnames` };
   const labels = [several ? dnsLabel(service) : '', dnsLabel(i.env.name), dnsLabel(i.project)];
   if (labels.some((l) => l === null)) return { reason: `no DNS label can be made of the service, env or project name` };
   try {

@@ -39,6 +39,7 @@ export const NOTHING: DesiredEdge = { routes: [], names: [], skipped: [] };
 
 /** What the edge of an env depends on besides its services: the team's settings, the project's name, the env's record. */
 export interface EdgeFacts {
+  /** The project's base domain, else the team's. */
   readonly baseDomain: string | null;
   readonly proxy: ProxyConfig | null;
   readonly dns: DnsConfig | null;
@@ -50,8 +51,12 @@ export const hasEdge = (services: Readonly<Record<string, ServiceSpec>> | null) 
 
 /** Read `EdgeFacts` for one env; `previous` when the caller read the record already (the sweep reads everything in its one query instead). */
 export async function readEdgeFacts(db: Db, env: EdgeEnv, previous?: EnvEdgeRecord | null): Promise<EdgeFacts> {
-  const [team, project, record] = await Promise.all([readTeamEdge(db, env.team), db.query<{ name: string }>('select name from projects where id = $1', [env.project]), previous !== undefined ? previous : readEnvEdge(db, env.id)]);
-  return { baseDomain: team.base_domain, proxy: team.proxy, dns: team.dns, project: project[0]?.name ?? env.project, previous: record };
+  const [team, project, record] = await Promise.all([
+    readTeamEdge(db, env.team),
+    db.query<{ name: string; base_domain: string | null }>('select name, base_domain from projects where id = $1', [env.project]),
+    previous !== undefined ? previous : readEnvEdge(db, env.id),
+  ]);
+  return { baseDomain: project[0]?.base_domain ?? team.base_domain, proxy: team.proxy, dns: team.dns, project: project[0]?.name ?? env.project, previous: record };
 }
 
 /** What `env` should have with `services` listening on `ports` (null services: nothing, e.g. stopped). Pure. */

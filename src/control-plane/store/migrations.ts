@@ -302,6 +302,15 @@ create table team_edge (
 alter table envs add column edge jsonb;
 `,
   },
+  {
+    id: 10,
+    name: 'project_base_domain',
+    sql: `
+-- Issue 12: a project's own base domain for the hostnames of its envs other than production
+-- (<env>.<project>.<base>); null: the team's (team_edge.base_domain).
+alter table projects add column base_domain text;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -36,10 +36,10 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   created_at: isoReq(r.created_at), finished_at: iso(r.finished_at), phases: r.phases,
 });
 
-export interface ProjectRow { id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; require_signed: boolean; created_at: unknown }
+export interface ProjectRow { id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; require_signed: boolean; base_domain: string | null; created_at: unknown }
 export const toProject = (r: ProjectRow): Project => ({
   id: r.id, name: r.name, team: r.team, compose: r.compose === null ? null : JSON.stringify(r.compose),
-  repo: r.repo, branch: r.branch, approval: r.approval as Project['approval'], require_signed: r.require_signed, created_at: isoReq(r.created_at),
+  repo: r.repo, branch: r.branch, approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
 });
 
 export interface HostRow { id: string; team: string; name: string; kind: string; status: string; facts: HostFacts | null; last_heartbeat_at: unknown; created_at: unknown }

@@ -71,7 +71,7 @@ export class EdgeSweep {
     const envs = await db.query<Candidate>(
       `select e.id, e.team, e.project, e.name, e.stage, e.status, e.host, e.endpoints, e.edge,
               case when e.status in ('running', 'degraded') then v.spec->'services' end as services,
-              p.name as project_name, t.base_domain, t.proxy, t.dns
+              p.name as project_name, coalesce(p.base_domain, t.base_domain) as base_domain, t.proxy, t.dns
          from envs e
          join projects p on p.id = e.project
          left join versions v on v.id = e.current_version
