@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Env } from '../../src/contracts/domain.js';
 import { waitFor } from '../helpers/api.js';
-import { httpGet, startCaddy, type TestCaddy } from '../helpers/caddy.js';
+import { adminCall, httpGet, startCaddy, type TestCaddy } from '../helpers/caddy.js';
 import { relayPids, startHarness, type Harness } from '../helpers/harness.js';
 import { startPowerDns, type TestPowerDns } from '../helpers/pdns.js';
 import { freshDataDir } from '../helpers/stores.js';
@@ -65,7 +65,7 @@ beforeAll(async () => {
   resolver.setServers([`127.0.0.1:${pdns.dnsPort}`]);
   const config = join(freshDataDir(), 'agent.yaml');
   writeFileSync(config, `public_ip: ${PUBLIC_IP}\nproxy_bind: 127.0.0.1\n`);
-  h = await startHarness({ agentConfig: config, cp: { edgeSweep: { everyMs: 250, retryMs: 250 } } });
+  h = await startHarness({ agentConfig: config, cp: { edgeSweep: { everyMs: 250, retryMs: 250, recheckMs: 2000 } } });
   await h.api.post('/v1/projects', { name: 'shop' });
   const res = await h.api.put('/v1/edge', {
     base_domain: 'apps.example.test',
@@ -265,6 +265,21 @@ describe('edge: deploys on hostnames through Caddy and PowerDNS', () => {
     }, 20_000, 'the hostname to answer through a new relay');
     expect(answer.body).toMatch(/^z3 \d+/);
     expect(relayPids(h.agentDir)).not.toContain(pid);
+  });
+
+  it("a route and a record removed behind denv's back are put back by the sweep's recheck", async () => {
+    const pdnsApi = (method: string, path: string, body?: unknown) =>
+      fetch(`${pdns.apiUrl}/api/v1/servers/localhost/zones/example.test.${path}`, { method, headers: { 'x-api-key': pdns.apiKey, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const aRecord = async () => ((await (await pdnsApi('GET', '')).json()) as { rrsets: { name: string; type: string }[] }).rrsets.some((r) => r.name === 'shop.example.test.' && r.type === 'A');
+    const removedAt = Date.now();
+    expect((await adminCall(caddy, 'DELETE', `/id/denv-route-${prodEnv}.web`)).status).toBe(200);
+    expect((await pdnsApi('PATCH', '', { rrsets: [{ name: 'shop.example.test.', type: 'A', changetype: 'DELETE' }] })).status).toBe(204);
+    // Nothing changed on denv's side, so only the periodic recheck (2 s here, 5 min by default) finds
+    // them gone; it may already have (the sweep runs every 250 ms), so what is checked is the end state.
+    await waitFor(async () => (await adminCall(caddy, 'GET', `/id/denv-route-${prodEnv}.web`)).status === 200 && (await aRecord()), 30_000, 'the recheck to restore the route and the record');
+    expect(Date.parse((await envOf(prodEnv)).edge!.applied_at)).toBeGreaterThanOrEqual(removedAt - 5);
+    expect((await httpGet(caddy.httpPort, 'shop.example.test')).body).toMatch(/^z3 \d+/);
+    expect(await resolve4('shop.example.test')).toEqual([PUBLIC_IP]);
   });
 
   it('a rollback moves the hostname to the restored version as it completes, and records it', async () => {

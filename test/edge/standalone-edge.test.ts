@@ -4,8 +4,9 @@
  * Debian's Caddy and PowerDNS started by the test on loopback, configured in agent.yaml
  * (`edge: {proxy, dns, tls: off}`, `public_ip`, `proxy_bind`). The envelope's signed
  * `edge.hostnames` are routed and published after health; a second version switches the relay
- * with no Caddy write; an outage is `success_degraded` with the container left serving, and the
- * preflight says the provider is not ready while changing nothing.
+ * with no Caddy write; an outage is `success_degraded` with the container left serving, the
+ * preflight says the provider is not ready while changing nothing, and once Caddy is back the next
+ * deploy of the same content converges.
  *
  * Needs the engine and the registry (`.ci/docker-up`), caddy and pdns-server; fails without them.
  */
@@ -102,5 +103,15 @@ describe('standalone deploys on the edge (seed 004 proxy, dns, preflight)', () =
     expect(stage(res.body, 'proxy')).toMatchObject({ status: 'failed', evidence: { reason: 'unreachable', retryable: true } });
     expect(stage(res.body, 'dns').status).toBe('ok');
     expect(await (await fetch(res.body.endpoint)).text()).toBe('v1');
+  });
+
+  it('once Caddy is back, the next deploy of the same content converges the degraded edge', async () => {
+    caddy = await startCaddy(caddy); // same ports, empty config: the route is gone
+    expect((await httpGet(caddy.httpPort, NAME).catch(() => null))?.status).not.toBe(200);
+    const res = await post(agent.url, '/deploy', envelope(images.v1));
+    expect(res.body.state, JSON.stringify(res.body)).toBe('success');
+    expect(stage(res.body, 'idempotency').detail).toBe('same digest and env, but the edge was degraded: converging');
+    expect(stage(res.body, 'proxy')).toMatchObject({ status: 'ok', evidence: { action: 'created' } });
+    expect((await httpGet(caddy.httpPort, NAME)).body).toBe('v1');
   });
 });

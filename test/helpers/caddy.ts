@@ -35,9 +35,12 @@ export interface TestCaddy {
   stop(): Promise<void>;
 }
 
-export async function startCaddy(): Promise<TestCaddy> {
+/** `same`: start on the ports of a Caddy that was stopped (a restart, as far as its clients can tell), with an empty config. */
+export async function startCaddy(same?: Pick<TestCaddy, 'adminUrl' | 'httpPort' | 'httpsPort'>): Promise<TestCaddy> {
   const dir = mkdtempSync(join(tmpdir(), 'denv-caddy-'));
-  const [admin, httpPort, httpsPort, acmeTrap] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  const [admin, httpPort, httpsPort, acmeTrap] = same
+    ? [Number(new URL(same.adminUrl).port), same.httpPort, same.httpsPort, await freeLoopbackPort()]
+    : [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
   const trapDirectory = `http://127.0.0.1:${acmeTrap}/directory`;
   const boot = {
     admin: { listen: `127.0.0.1:${admin}`, config: { persist: false } },

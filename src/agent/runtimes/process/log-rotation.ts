@@ -5,11 +5,13 @@
  * renamed file. It rotates by copy-and-truncate instead: past `maxBytes` the file is copied to
  * `<service>.log.1` (replacing the last rotated one), what the service appended during the copy
  * is copied after it, and the file is truncated; the process keeps appending from the start.
+ * The copy is written beside `.1` and renamed over it, so `.1` is always a whole rotated file,
+ * never one half-written (a reader during a rotation saw an empty `.1`).
  * Only lines written between the last catch-up read and the truncation (a few microseconds) can
  * be lost. The 200-line ring buffers and the log APIs read through the tailer, which follows a
  * truncated file from its new start.
  */
-import { open, stat } from 'node:fs/promises';
+import { open, rename, stat } from 'node:fs/promises';
 
 export const DEFAULT_LOG_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -22,8 +24,9 @@ export async function rotateIfLarge(file: string, maxBytes: number): Promise<boo
   const info = await stat(file).catch(() => null);
   if (!info || info.size <= maxBytes) return false;
   const source = await open(file, 'r+');
+  const next = `${file}.1.tmp`;
   try {
-    const target = await open(`${file}.1`, 'w');
+    const target = await open(next, 'w');
     try {
       const buf = Buffer.allocUnsafe(CHUNK);
       let copied = 0;
@@ -40,7 +43,9 @@ export async function rotateIfLarge(file: string, maxBytes: number): Promise<boo
     } finally {
       await target.close();
     }
+    // Truncate first: the fewer steps between the last catch-up and the truncation, the fewer lines lost.
     await source.truncate(0);
+    await rename(next, `${file}.1`);
   } finally {
     await source.close();
   }
