@@ -99,6 +99,9 @@ describe('env lifecycle: every (status, action) pair', () => {
     deploying: async () => {
       const id = await deployGated('auto', `e${++n}`);
       await statusIs(id, 'deploying');
+      // Claimed by the engine (held at the gate), not still pending: a stop or teardown then waits
+      // for it (stopping, tearing_down) rather than superseding it before it ran.
+      await waitFor(async () => (await h.api.get(`/v1/deployments?env=${id}`)).body.items.some((d: { status: string }) => d.status === 'running'), 30_000, `the deploy of ${id} to run`);
       return id;
     },
     running,

@@ -31,7 +31,7 @@ import { allowedPublishedPort } from '../config/agent-config.js';
 import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
-import { summarizeFailures, type Failure, type VersionRequest } from './version-request.js';
+import { RUNNING_STATES, summarizeFailures, type Failure, type VersionRequest } from './version-request.js';
 
 type ServiceReport = { pid: number | null; port: number; log_tail?: string[] };
 
@@ -76,8 +76,6 @@ interface ImagePart {
   readonly pipelines: Record<string, PipelineAnswer>;
 }
 
-/** Terminal states after which the service runs (healthy): its dependents may start. */
-const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'success_degraded']);
 
 /**
  * Run each image service's pipeline, in `depends_on` order among the image services (a service

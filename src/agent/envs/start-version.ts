@@ -31,7 +31,7 @@ import { VersionRun } from './process-pipeline/version-run.js';
 import { imageServiceNames, startWithImages } from './start-images.js';
 import { findCycle, oneShots } from './start-order.js';
 import { stopServices } from './stop-services.js';
-import { summarizeFailures, type VersionRequest } from './version-request.js';
+import { RUNNING_STATES, summarizeFailures, type VersionRequest } from './version-request.js';
 
 /** Throws AGENT_ERROR when a service cannot run on this host at all (an image service needs the docker pipeline). */
 export function assertRunnable(services: Readonly<Record<string, ServiceSpec>>, docker = false): void {
@@ -105,9 +105,6 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     });
   return { ...base, outcome: 'healthy', message: null, healthy_in_ms: Date.now() - receivedAt, endpoints };
 }
-
-/** Terminal states after which the service runs. */
-const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'success_degraded']);
 
 /**
  * What already runs for the version: each service's own live process (healthy, or still starting

@@ -26,6 +26,9 @@ export interface VersionRequest {
   readonly files?: Readonly<Record<string, PackedTree>>;
 }
 
+/** A service's pipeline ended in one of these terminal states: it runs (its dependents may start). */
+export const RUNNING_STATES: ReadonlySet<string> = new Set(['success', 'no_op', 'success_degraded']);
+
 /** A service that failed, in a way that decides the version's outcome. */
 export type Failure = { readonly service: string; readonly outcome: 'start_failed' | 'unhealthy'; readonly message: string };
 

@@ -23,8 +23,8 @@ export const health: ProcessStage = {
       service.verdict = verdict;
       run.markHealthy(service.name, verdict.ok);
       if (!verdict.ok) {
-        const prefix_ = `${service.name}: `;
-        const detail = verdict.message.startsWith(prefix_) ? verdict.message.slice(prefix_.length) : verdict.message;
+        const named = `${service.name}: `;
+        const detail = verdict.message.startsWith(named) ? verdict.message.slice(named.length) : verdict.message;
         return refuse(ctx, detail, { outcome: verdict.outcome, message: verdict.message });
       }
       if (service.downSince !== null) run.updates[service.name] = { order: 'stop-first', down_ms: Date.now() - service.downSince };

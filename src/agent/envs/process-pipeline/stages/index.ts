@@ -2,7 +2,7 @@
  * The process service's stages, in seed 004's order: the same names as an image service's
  * (pipeline/stages/index.ts), so both answer with the same list.
  */
-import type { ProcessStage } from '../stage.js';
+import { recordingThrows, type ProcessStage } from '../stage.js';
 import { admit } from './admit.js';
 import { dns } from './dns.js';
 import { env } from './env.js';
@@ -14,4 +14,4 @@ import { pull } from './pull.js';
 import { recreate } from './recreate.js';
 import { verify } from './verify.js';
 
-export const PROCESS_STAGES: readonly ProcessStage[] = [admit, verify, idempotency, pull, env, recreate, health, proxy, dns, persist];
+export const PROCESS_STAGES: readonly ProcessStage[] = [admit, verify, idempotency, pull, env, recreate, health, proxy, dns, persist].map(recordingThrows);
