@@ -114,10 +114,16 @@ describe('telemetry', () => {
       return (body.services[0]?.points ?? []).some((p: { mem_limit_bytes: number | null }) => p.mem_limit_bytes === 96 * 1024 * 1024);
     }, 20_000, 'a sample of the app in its memory cgroup');
     await fetch(`${url}/alloc`, { method: 'POST' });
+    // Once failed on a loaded machine (a full suite beside two busy loops) and never alone: a
+    // timeout says what live status showed last, for whoever meets it next.
+    let seen: unknown = null;
     const w = await waitFor(async () => {
       const wl = (await status(env)).live_status?.workloads[0];
+      seen = wl;
       return wl?.last_exit === 'OOMKilled' ? wl : undefined;
-    }, 30_000, 'OOMKilled in live status');
+    }, 30_000, 'OOMKilled in live status').catch((err: Error) => {
+      throw new Error(`${err.message}; live status showed last: ${JSON.stringify(seen)}`);
+    });
     expect(w.service).toBe('web');
     expect((await h.api.post(`/v1/envs/${env}/teardown`, {})).status).toBe(202);
     await waitFor(async () => (await h.api.get(`/v1/envs/${env}`)).body.status === 'torn_down', 30_000, 'teardown');
