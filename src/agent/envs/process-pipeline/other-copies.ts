@@ -18,10 +18,10 @@ export async function identicalLiveService(ctx: AgentContext, env: string, versi
 }
 
 /** The live copy of `name` another version of `env` runs (the one a stop-first update replaces), with its port. */
-export async function liveOldCopy(ctx: AgentContext, env: string, version: string, name: string): Promise<(ServiceIdentity & { port: number; pid: number | null }) | null> {
+export async function liveOldCopy(ctx: AgentContext, env: string, version: string, name: string): Promise<(ServiceIdentity & { port: number }) | null> {
   for (const rec of ctx.runtime.list(env).reverse()) {
     if (rec.version === version || rec.service !== name || rec.state === 'exited') continue;
-    if (await ctx.runtime.isAlive(rec)) return { env, version: rec.version, service: name, port: rec.port, pid: rec.pid ?? null };
+    if (await ctx.runtime.isAlive(rec)) return { env, version: rec.version, service: name, port: rec.port };
   }
   return null;
 }

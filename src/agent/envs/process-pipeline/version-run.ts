@@ -15,7 +15,6 @@
 import type { ServiceSpec } from '../../../contracts/spec.js';
 import type { AgentContext } from '../../context.js';
 import { Mutex } from '../../mutex.js';
-import type { HealthVerdict } from '../../health/wait-healthy.js';
 import type { ServiceIdentity } from '../../runtimes/process/service-env.js';
 import type { Admission } from '../admit-process.js';
 import type { PreparedService } from '../prepare-service.js';
@@ -32,13 +31,14 @@ export interface ServiceRun {
   adopted: { readonly as: 'healthy' | 'starting'; readonly from: string | null } | null;
   admission: Admission | null;
   plan: PreparedService | null;
+  /** The live copy another version runs, as idempotency found it (nothing stops it before recreate). */
+  oldCopy: (ServiceIdentity & { readonly port: number }) | null;
   /** Stop-first: the old copy whose port it takes over. */
   takeover: ServiceIdentity | null;
   /** Spawned by this run, or adopted but never yet healthy: stopped if the version fails. */
   owned: boolean;
   /** When a stop-first update stopped its old copy. */
   downSince: number | null;
-  verdict: HealthVerdict | null;
   /** Its log's last lines, read before a rollback stopped it (the failure report shows them). */
   logTail: string[] | null;
 }
@@ -96,7 +96,7 @@ export class VersionRun {
     for (const name of names) {
       this.started.set(name, new Signal());
       this.healthy.set(name, new Signal());
-      this.services.set(name, { name, id: { env: req.env, version: req.version, service: name }, spec: req.services[name]!, adopted: null, admission: null, plan: null, takeover: null, owned: false, downSince: null, verdict: null, logTail: null });
+      this.services.set(name, { name, id: { env: req.env, version: req.version, service: name }, spec: req.services[name]!, adopted: null, admission: null, plan: null, oldCopy: null, takeover: null, owned: false, downSince: null, logTail: null });
     }
   }
 

@@ -10,7 +10,6 @@ import { serviceKey } from '../../../runtimes/process/service-env.js';
 import { messageOf } from '../../../../contracts/errors.js';
 import { prepareService } from '../../prepare-service.js';
 import { updateOrder } from '../../start-order.js';
-import { liveOldCopy } from '../other-copies.js';
 import { adoptedText, refuse, type ProcessStage } from '../stage.js';
 
 export const env: ProcessStage = {
@@ -25,7 +24,7 @@ export const env: ProcessStage = {
         let plan = await prepareService(agent, service.id, service.spec, run.datasets, req.files);
         if (updateOrder(service.spec) === 'stop-first' || plan.fixedPort) {
           // Clients keep their address: the only interruption is the stop-to-healthy window.
-          const old = await liveOldCopy(agent, req.env, req.version, service.name);
+          const old = service.oldCopy;
           if (old) {
             await agent.ports.release(serviceKey(service.id));
             plan = { ...plan, port: old.port };

@@ -20,7 +20,6 @@ export const health: ProcessStage = {
       const target = { service: service.name, port: rec.port, cwd, env, prefix, exitOf: () => agent.runtime.exitOf(service.id) };
       const oneShot = run.shots.has(service.name);
       const verdict = oneShot ? await waitCompleted(target) : await waitHealthy(service.spec.health, target);
-      service.verdict = verdict;
       run.markHealthy(service.name, verdict.ok);
       if (!verdict.ok) {
         const named = `${service.name}: `;

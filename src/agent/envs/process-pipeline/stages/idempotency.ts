@@ -20,6 +20,7 @@ export const idempotency: ProcessStage = {
     }
     if (service.adopted?.as === 'starting') return ok("this version's process from an earlier delivery runs: checking its health", { pid });
     const old = await liveOldCopy(run.ctx, run.req.env, run.req.version, service.name);
+    service.oldCopy = old;
     return ok(old ? `replaces version ${old.version}'s copy` : 'first start of this service in this env', { previous_version: old?.version ?? null });
   },
 };
