@@ -24,7 +24,7 @@ import { openDatasetDriver } from './datasets/open-driver.js';
 import { hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
 import { agentSocketUrl } from './link/socket-url.js';
-import { KeyedMutex } from './mutex.js';
+import { KeyedMutex } from '../lib/mutex.js';
 import { DEFAULT_PORT_RANGE, PortRegistry, type PortRange } from './ports.js';
 import { ReleasedEnvs } from './released-envs.js';
 import { LiveStatusReporter } from './telemetry/live-status.js';

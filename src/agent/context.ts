@@ -4,7 +4,7 @@
  */
 import type { DatasetDriver } from './datasets/dataset-driver.js';
 import type { ServiceIdentities } from './identity/service-identities.js';
-import type { KeyedMutex } from './mutex.js';
+import type { KeyedMutex } from '../lib/mutex.js';
 import type { PortRegistry } from './ports.js';
 import type { ProcessRuntime } from './runtimes/process/process-runtime.js';
 import type { ReleasedEnvs } from './released-envs.js';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { Mutex } from './mutex.js';
+import { Mutex } from '../lib/mutex.js';
 import { DenvError } from '../contracts/errors.js';
 import { readJsonOrNull, writeJsonAtomic } from './files.js';
 

@@ -13,6 +13,7 @@ import { registerDeployment } from './commands/deployment.js';
 import { registerDeployments } from './commands/deployments.js';
 import { registerDev } from './commands/dev.js';
 import { registerEdge } from './commands/edge.js';
+import { registerProject } from './commands/project.js';
 import { registerEnrollmentKey } from './commands/enrollment-key.js';
 import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
@@ -79,6 +80,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEnrollmentKey(program);
   registerTokens(program);
   registerEdge(program);
+  registerProject(program);
   registerSign(program);
   registerPreflight(program);
   registerConfig(program);

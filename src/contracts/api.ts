@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { dnsName } from './edge-settings.js';
+import { gitCredentialsSchema } from './source.js';
 
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
 /** A Compose document, as YAML text or as the parsed object. */
@@ -23,24 +24,46 @@ export const createTokenBody = z.strictObject({
   ttl: z.number().int().min(1).max(10 * 365 * 24 * 3600).optional(),
   expires_at: z.iso.datetime({ offset: true }).optional(),
 });
+/** A project's linked repository (DESIGN "Source"); the control plane checks `repo`'s transport and the ref/path rules. */
+const sourceFields = {
+  /** https://, ssh://, user@host:path, git://, or file:// where the server allows it. */
+  repo: z.string().min(1).max(2048).optional(),
+  /** The default branch: what `deploy --source` without a ref and auto-upgrade follow. */
+  branch: z.string().min(1).max(255).optional(),
+  /** Where the Compose file is in the repository (default compose.yaml). */
+  compose_path: z.string().min(1).max(1024).optional(),
+  /** A push to the default branch deploys it (POST /v1/hooks/github). */
+  auto_upgrade: z.boolean().optional(),
+  /** The GitHub webhook's secret (HMAC key of X-Hub-Signature-256); never shown again. */
+  webhook_secret: z.string().min(16, 'use at least 16 characters').max(256).optional(),
+  /** An HTTPS token or an SSH deploy key for the repository; never shown again. */
+  git_credentials: gitCredentialsSchema.optional(),
+};
 export const createProjectBody = z.strictObject({
   name: slug,
   compose: composeBody.optional(),
-  repo: z.string().min(1).max(2048).optional(),
-  branch: z.string().min(1).max(255).optional(),
   approval: z.enum(['auto', 'required']).optional(),
   /** Refuse deploy requests without an `envelope` (signed image deploys only). */
   require_signed: z.boolean().optional(),
   /** The base domain of its envs' hostnames (`<env>.<project>.<base>`); absent: the team's. */
   base_domain: dnsName.optional(),
+  ...sourceFields,
 });
 /** `PATCH /v1/projects/{p}`: a field left out keeps its value; null clears it. */
 export const updateProjectBody = z.strictObject({
   base_domain: dnsName.nullable().optional(),
+  repo: sourceFields.repo.unwrap().nullable().optional(),
+  branch: sourceFields.branch.unwrap().nullable().optional(),
+  compose_path: sourceFields.compose_path,
+  auto_upgrade: sourceFields.auto_upgrade,
+  webhook_secret: sourceFields.webhook_secret.unwrap().nullable().optional(),
+  git_credentials: sourceFields.git_credentials.unwrap().nullable().optional(),
 });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),
-  source: z.strictObject({ repo: z.string().min(1).max(2048), ref: z.string().min(1).max(255) }).optional(),
+  /** Deploy the project's linked repository at `ref` (a branch, tag or commit; default: its branch).
+   *  `repo`, when given, must be the linked repository (a check, not a way to deploy another). */
+  source: z.strictObject({ repo: z.string().min(1).max(2048).optional(), ref: z.string().min(1).max(255).optional() }).optional(),
   env: slug.default('production'),
   warm: commandBody.optional(),
   target: z.strictObject({ host: z.string().min(1).max(100).optional(), cloud: z.string().min(1).max(100).optional() }).optional(),

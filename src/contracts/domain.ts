@@ -121,8 +121,16 @@ export interface Project {
   readonly name: string;
   readonly team: string;
   readonly compose: string | null;
+  /** The linked repository (DESIGN "Source"), its default branch and where its Compose file is. */
   readonly repo: string | null;
   readonly branch: string | null;
+  readonly compose_path: string;
+  /** A push to `branch` deploys it (POST /v1/hooks/github). */
+  readonly auto_upgrade: boolean;
+  /** Whether a webhook secret is set (never the secret). */
+  readonly webhook_secret: boolean;
+  /** The kind of credentials set for the repository, never the secret. */
+  readonly git_credentials: { readonly kind: 'token' | 'ssh_key' } | null;
   readonly approval: 'auto' | 'required';
   /** Deploys must carry a signed envelope (DESIGN §7); the agents verify it with their own keys. */
   readonly require_signed: boolean;

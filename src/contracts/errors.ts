@@ -17,6 +17,8 @@ export const ERRORS = {
   TOO_MANY_REQUESTS: 429,
   AGENT_ERROR: 502,
   AGENT_UNREACHABLE: 503,
+  /** A linked repository could not be fetched (unreachable, refused the credentials, not a repository). */
+  REPO_UNAVAILABLE: 502,
   /** The PostgreSQL server cannot be reached (restarting, down): retry; nothing was written. */
   DATABASE_UNAVAILABLE: 503,
   TIMEOUT: 504,

@@ -18,6 +18,7 @@ import type { HostFacts } from './domain.js';
 import type { EnvEdgePayload, EnvEdgeResult } from './env-edge.js';
 import type { Envelope, PipelineAnswer } from './envelope.js';
 import type { PackedTree, ServiceSpec } from './spec.js';
+import type { SourceCheckout } from './source.js';
 import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js';
 import { incidentReport, logLine, metricSample, type LogLine } from './telemetry.js';
 
@@ -132,13 +133,15 @@ export interface Commands {
       env_name?: string;
       /** Secret, config and bind-mounted file contents of the version (Spec.files). */
       files?: Record<string, PackedTree>;
+      /** A source deploy: the commit its process services run from (contracts/source.ts). */
+      source?: SourceCheckout;
     };
     result: EnvCreateResult;
   };
   /** Make `version` the one running: start its services if not running (adopting live ones),
    *  stop every other version of the env. `restore_data` also restores datasets from the snapshot. */
   'env.rollback': {
-    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; snapshot: string | null; restore_data: boolean; files?: Record<string, PackedTree> };
+    payload: { env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; snapshot: string | null; restore_data: boolean; files?: Record<string, PackedTree>; source?: SourceCheckout };
     result: EnvCreateResult & { restored: string | null };
   };
   /** Pause every service of the env, snapshot every dataset as `name`, resume. */
@@ -155,7 +158,7 @@ export interface Commands {
    *  (btrfs: O(1) snapshots), then `version`'s services start on fresh ports as in env.create.
    *  `forked_in_ms` is the dataset fork alone. Datasets are not forked again once `env` has services. */
   'env.fork': {
-    payload: { from_env: string; snapshot: string; env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; files?: Record<string, PackedTree> };
+    payload: { from_env: string; snapshot: string; env: string; version: string; services: Record<string, ServiceSpec>; volumes: string[]; files?: Record<string, PackedTree>; source?: SourceCheckout };
     result: EnvCreateResult & { forked_in_ms: number; from: string };
   };
   /** Let services held paused by verify.collect run again: `service`'s, or every one of the env. */

@@ -153,4 +153,21 @@ export interface Spec {
   readonly ignored?: readonly string[];
   /** Secret, config and bind-mount contents by name (`secret:<name>`, `config:<name>`, `bind:<n>`). */
   readonly files?: Readonly<Record<string, PackedTree>>;
+  /** Deployed from a linked repository (set by the control plane, never read from Compose): process
+   *  services without an absolute working_dir run in a checkout of `commit` on the host. */
+  readonly source?: SourceRef;
+}
+
+/** The commit a source deploy runs, and how it was named. */
+export interface SourceRef {
+  /** The repository's address (no credentials: they stay with the project). */
+  readonly repo: string;
+  /** What the deploy asked for: a branch, a tag or a commit id. */
+  readonly ref: string;
+  /** The full commit id `ref` resolved to when the deploy was requested. */
+  readonly commit: string;
+  /** The branch, when `ref` named one. */
+  readonly branch: string | null;
+  /** Where the Compose file was read in the repository. */
+  readonly compose_path: string;
 }

@@ -8,6 +8,7 @@ import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
 import { createEnrollmentKey } from './api/hosts.js';
 import { buildServer } from './api/server.js';
+import { SourceResolver } from './source/source-resolver.js';
 import { SpecLoader } from './api/spec-loader.js';
 import { StreamHub, type StreamLimits } from './api/stream-hub.js';
 import { createBus } from './bus.js';
@@ -33,6 +34,8 @@ export interface ControlPlaneOptions {
   readonly host?: string;
   /** Holds the embedded database (unless databaseUrl), its lock, and `admin-token`. */
   readonly dataDir: string;
+  /** Admit file:// repositories for source deploys (`denv dev`, `denv server --allow-file-repos`). */
+  readonly allowFileRepos?: boolean;
   /** A PostgreSQL server URL; absent = embedded PGlite in `<dataDir>/pgdata`. */
   readonly databaseUrl?: string;
   /** Per-phase bound (default 15 min). */
@@ -109,7 +112,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
   const engine = new Engine({
     db, bus, agents, log, owner: replica,
-    config: { commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000, agentWaitMs: opts.agentWaitMs ?? 60_000 },
+    config: { commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000, agentWaitMs: opts.agentWaitMs ?? 60_000, allowFileRepos: opts.allowFileRepos ?? false },
     leaseMs: opts.leaseMs ?? 30_000,
     sweepMs: 1000,
   });
@@ -119,7 +122,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const retention = new SnapshotRetention({ db, agents, keepRecent: keepSnapshots, log });
   const edgeSweep = new EdgeSweep({ db, agents, log, retryMs: opts.edgeSweep?.retryMs, recheckMs: opts.edgeSweep?.recheckMs });
   // The API's statements go ahead of background work on the embedded store's one connection (db.ts).
-  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, keepSnapshots }, { version: VERSION, log, metrics });
+  const sources = new SourceResolver({ dataDir: opts.dataDir, allowFile: opts.allowFileRepos ?? false });
+  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, sources, keepSnapshots }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(

@@ -17,6 +17,7 @@ const SPAWNERS = new Set([
   'src/lib/exec.ts', // the executor: run, runOrThrow, startProgram
   'src/agent/runtimes/process/spawn-detached.ts', // service processes that outlive the agent (log file as stdio)
   'src/cli/agent-child.ts', // `denv dev`'s local agent, a child with piped output
+  'src/lib/git/git-ssh-main.ts', // bin/denv-git-ssh: ssh with git's own stdio, in place of git's `ssh`
 ]);
 
 function shippedFiles(dir: string): string[] {
@@ -30,7 +31,7 @@ function shippedFiles(dir: string): string[] {
 }
 
 describe('no shell', () => {
-  const files = [...shippedFiles(join(ROOT, 'src')), ...shippedFiles(join(ROOT, 'action')), join(ROOT, 'bin', 'denv')];
+  const files = [...shippedFiles(join(ROOT, 'src')), ...shippedFiles(join(ROOT, 'action')), join(ROOT, 'bin', 'denv'), join(ROOT, 'bin', 'denv-git-ssh')];
 
   it('only the executor modules import child_process, and only spawn from it', () => {
     const importers: string[] = [];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EnvEdgePayload } from '../../contracts/env-edge.js';
 import type { AgentContext } from '../context.js';
-import { KeyedMutex } from '../mutex.js';
+import { KeyedMutex } from '../../lib/mutex.js';
 import { PortRegistry } from '../ports.js';
 import { envEdge } from './env-edge.js';
 

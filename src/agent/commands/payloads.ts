@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Commands, CommandKind } from '../../contracts/protocol.js';
+import { sourceCheckoutSchema } from '../../contracts/source.js';
 import { DEPENDS_CONDITIONS, RESTART_POLICIES, UPDATE_ORDERS } from '../../contracts/spec.js';
 import { dnsSettings, proxySettings } from '../../contracts/edge-settings.js';
 import { TLS_MODES } from '../../edge/proxy-provider.js';
@@ -29,7 +30,8 @@ const serviceSpec = z.object({
   command: z.array(z.string()).min(1).nullable(),
   entrypoint: z.array(z.string()).nullable().default(null),
   environment: z.record(z.string(), z.string()).default({}),
-  working_dir: z.string().refine((p) => path.isAbsolute(p), 'expected an absolute path on the host').nullable().default(null),
+  // Relative only in a source deploy: inside the checkout (prepare-service.ts refuses it otherwise).
+  working_dir: z.string().refine((p) => path.isAbsolute(p) || !p.split('/').includes('..'), 'expected an absolute path on the host, or one inside the checkout').nullable().default(null),
   ports: z.array(z.number().int()).default([]),
   volumes: z.array(z.object({ source: z.string(), target: z.string(), read_only: z.boolean() })).default([]),
   health: healthSpec,
@@ -78,12 +80,13 @@ export const PAYLOADS = {
     project: z.string().max(200).optional(),
     env_name: z.string().max(200).optional(),
     files: files.optional(),
+    source: sourceCheckoutSchema.optional(),
   }),
-  'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean(), files: files.optional() }),
+  'env.rollback': z.object({ env: name, version: name, services, volumes: z.array(name), snapshot: name.nullable(), restore_data: z.boolean(), files: files.optional(), source: sourceCheckoutSchema.optional() }),
   'env.snapshot': z.object({ env: name, name, volumes: z.array(name) }),
   'env.exec': z.object({ env: name, service: name, command: z.array(z.string()).min(1), timeout_ms: ms.min(1) }),
   'env.destroy': z.object({ env: name }),
-  'env.fork': z.object({ from_env: name, snapshot: name, env: name, version: name, services, volumes: z.array(name), files: files.optional() }),
+  'env.fork': z.object({ from_env: name, snapshot: name, env: name, version: name, services, volumes: z.array(name), files: files.optional(), source: sourceCheckoutSchema.optional() }),
   'env.resume': z.object({ env: name, service: name.nullable() }),
   'verify.collect': z.object({
     env: name,

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { messageOf } from '../../contracts/errors.js';
 import { moduleExecArgv, moduleScript } from '../../lib/module-worker.js';
-import { Mutex } from '../mutex.js';
+import { Mutex } from '../../lib/mutex.js';
 import type { PortRegistry } from '../ports.js';
 import { spawnDetached } from '../runtimes/process/spawn-detached.js';
 import { listRoutesSync, readRouteSync, routeFile, writeRoute } from './relay-table.js';

@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { readJsonOrNull, writeJsonAtomic } from '../files.js';
-import { Mutex } from '../mutex.js';
+import { Mutex } from '../../lib/mutex.js';
 
 type Record_ = Readonly<Record<string, readonly string[]>>;
 

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { readJsonOrNull, writeJsonAtomic } from '../files.js';
 import { acquireFileLock } from '../locks/file-lock.js';
-import { Mutex } from '../mutex.js';
+import { Mutex } from '../../lib/mutex.js';
 
 interface NonceFile {
   /** nonce → expires_at (ISO). */

@@ -3,13 +3,15 @@
  *
  *   - its user (identity/service-identities.ts);
  *   - its working dir: the env's own `<workloads>/<env>/work`, owned by that user — or a host
- *     path the agent config allows (`allow.paths`), which that user must be able to reach;
+ *     path the agent config allows (`allow.paths`), which that user must be able to reach — or,
+ *     in a source deploy, the commit's checkout (or a directory in it);
  *   - the datasets it writes, owned by that user when fresh;
  *   - a PID namespace of its own when it writes a dataset (launch-argv.ts) and the agent can make one;
  *   - its port (the agent's registry).
  *
  * Refusals are AGENT_ERRORs naming the service, the path and what would allow it.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
 import { writeGrants } from './packed-files.js';
@@ -41,6 +43,8 @@ export async function prepareService(
   spec: ServiceSpec,
   datasets: Readonly<Record<string, string>>,
   files?: Readonly<Record<string, PackedTree>>,
+  /** A source deploy's checkout of its commit (source-checkout.ts). */
+  checkout?: string | null,
 ): Promise<PreparedService> {
   const identity = await ctx.identities.forService(id.env, id.service, spec);
   // The service's own dir: its working dir when none is given, and HOME always (the one place its
@@ -50,7 +54,13 @@ export async function prepareService(
   await ownDir(path.dirname(home), null, 0o711);
   await ownDir(home, identity, 0o750); // its group may read it: the verifier of a grader fork (service-identities.ts)
   let cwd: string;
-  if (spec.working_dir) {
+  if (checkout && (!spec.working_dir || !path.isAbsolute(spec.working_dir))) {
+    // A source deploy: no working_dir, or a relative one, is inside the commit's checkout.
+    cwd = path.resolve(checkout, spec.working_dir ?? '.');
+    if (cwd !== checkout && !cwd.startsWith(`${checkout}/`)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} leaves the checkout`);
+    if (!existsSync(cwd)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} is not a directory of the commit's checkout`);
+    await assertReachable(path.join(cwd, '.'), identity, 'working_dir');
+  } else if (spec.working_dir) {
     if (!path.isAbsolute(spec.working_dir)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} must be an absolute path on the host (the CLI resolves a relative one against the Compose file)`);
     cwd = path.resolve(spec.working_dir);
     const own = path.join(ctx.workloads, id.env);

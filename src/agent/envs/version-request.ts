@@ -3,6 +3,7 @@
  * how its services' failures make its one outcome.
  */
 import type { PackedTree, ServiceSpec } from '../../contracts/spec.js';
+import type { SourceCheckout } from '../../contracts/source.js';
 import type { SiblingAddress } from './siblings.js';
 
 export interface VersionRequest {
@@ -24,6 +25,8 @@ export interface VersionRequest {
   readonly siblings?: readonly SiblingAddress[];
   /** Secret, config and bind-mounted file contents of the version (Spec.files). */
   readonly files?: Readonly<Record<string, PackedTree>>;
+  /** A source deploy: the commit whose checkout its process services run in (source/checkout.ts). */
+  readonly source?: SourceCheckout;
 }
 
 /** A service's pipeline ended in one of these terminal states: it runs (its dependents may start). */

@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import { startProgram } from '../../lib/exec.js';
-import { KeyedMutex } from '../mutex.js';
+import { KeyedMutex } from '../../lib/mutex.js';
 
 export interface LockOptions {
   /** Give up (TIMEOUT) after this long waiting for another holder. Default 15 min, the command timeout. */

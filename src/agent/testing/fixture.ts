@@ -13,7 +13,7 @@ import type { HealthSpec, ServiceSpec } from '../../contracts/spec.js';
 import type { AgentContext } from '../context.js';
 import { CopyDatasetDriver } from '../datasets/copy/copy-driver.js';
 import { stopVersionsExcept } from '../envs/stop-services.js';
-import { KeyedMutex } from '../mutex.js';
+import { KeyedMutex } from '../../lib/mutex.js';
 import { PortRegistry, type PortRange } from '../ports.js';
 import { ProcessRuntime } from '../runtimes/process/process-runtime.js';
 

@@ -72,6 +72,16 @@ interface DeployOptions {
   readonly envelope?: readonly string[];
   readonly target?: DeployTarget;
   readonly profile?: readonly string[];
+  /** `--source [ref]`: true without a ref (the project's branch). */
+  readonly source?: string | true;
+}
+
+/** A source deploy: the project's linked repository at `ref` (default: its branch). */
+export function startSourceDeploy(client: ApiClient, req: { project: string; env: string; ref: string | null; warm?: string; target?: DeployTarget }, signal?: AbortSignal): Promise<DeployAnswer> {
+  const body: Record<string, unknown> = { source: req.ref === null ? {} : { ref: req.ref }, env: req.env };
+  if (req.warm !== undefined) body.warm = req.warm;
+  if (req.target !== undefined) body.target = req.target;
+  return client.post<DeployAnswer>(`/v1/projects/${seg(req.project)}/deploy`, body, signal);
 }
 
 export function registerDeploy(program: Command): void {
@@ -85,12 +95,14 @@ export function registerDeploy(program: Command): void {
     .option('--warm <command>', 'a command run in the first service after it is healthy (the warm phase)')
     .option('--envelope <file>', 'a signed envelope (denv sign) for one image service; repeat for each', (v: string, prev: string[] = []) => [...prev, v])
     .option('--target <target>', `where to deploy: ${TARGET_FORMS} (default: the planner picks a connected host)`, parseTarget)
+    .option('--source [ref]', "deploy the project's linked repository (denv project link) at a branch, tag or commit (default: its branch), Compose file included")
     .option('--watch', 'follow the deployment to its end; exit 0 only if it succeeds')
     .option('--json', 'print JSON (the 202 answer, or with --watch the final deployment)')
     .addHelpText(
       'after',
       examples(
         'denv deploy -f compose.yaml --project hello',
+        'denv deploy --project shop --source main --watch          # the linked repository at main',
         'denv deploy --project shop --env staging --watch',
         'denv deploy --project shop --target host=web-1 --watch        # or host=<host id>, cloud=<cloud name>',
         'denv deploy --project shop --warm "node scripts/warm.js" --watch --json',
@@ -100,6 +112,12 @@ export function registerDeploy(program: Command): void {
     )
     .action(async (_o: unknown, cmd: Command) => {
       const opts = optionsOf<DeployOptions>(cmd);
+      if (opts.source !== undefined) {
+        if (!opts.project) throw new CliError('USAGE', 'which project? --source needs --project <name> (or DENV_PROJECT)');
+        if (opts.envelope?.length) throw new CliError('USAGE', '--envelope is for Compose deploys of signed images, not --source');
+        const answer = await startSourceDeploy(clientFor(cmd), { project: opts.project, env: opts.env, ref: opts.source === true ? null : opts.source, warm: opts.warm, target: opts.target });
+        return report(cmd, opts, answer);
+      }
       const compose = await readComposeFile(opts.file, { profiles: opts.profile ?? [] });
       // What the loader and denv's rules have to say, before anything is sent (stderr: --json stays parseable).
       for (const w of compose.warnings) process.stderr.write(`warning: ${w}\n`);
@@ -112,20 +130,26 @@ export function registerDeploy(program: Command): void {
       const client = clientFor(cmd);
       const envelopes = await readEnvelopeFiles(opts.envelope ?? []);
       const answer = await startDeploy(client, { project, composeDoc: compose.doc, env: opts.env, warm: opts.warm, envelopes, target: opts.target });
-      const waiting = await planAwaitingApproval(client, answer.env.id);
-      if (waiting && !opts.json) say(waiting);
-      if (!opts.watch) {
-        if (opts.json) say(toJson(answer));
-        else {
-          say(formatStarted(answer));
-          say(`follow it:  denv deployment watch ${answer.deployment.id}`);
-        }
-        return;
-      }
-      if (!opts.json) say(formatStarted(answer));
-      const final = await watchDeployment(client, answer.deployment.id, { json: opts.json });
-      process.exitCode = exitCodeFor(final);
+      return report(cmd, opts, answer);
     });
+}
+
+/** Say the deploy started (or that its plan waits for approval), and follow it with --watch. */
+async function report(cmd: Command, opts: DeployOptions, answer: DeployAnswer): Promise<void> {
+  const client = clientFor(cmd);
+  const waiting = await planAwaitingApproval(client, answer.env.id);
+  if (waiting && !opts.json) say(waiting);
+  if (!opts.watch) {
+    if (opts.json) say(toJson(answer));
+    else {
+      say(formatStarted(answer));
+      say(`follow it:  denv deployment watch ${answer.deployment.id}`);
+    }
+    return;
+  }
+  if (!opts.json) say(formatStarted(answer));
+  const final = await watchDeployment(client, answer.deployment.id, { json: opts.json });
+  process.exitCode = exitCodeFor(final);
 }
 
 /** After a deploy request the planner runs within a moment; if the plan then waits for approval,

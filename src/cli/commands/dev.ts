@@ -144,7 +144,7 @@ export function registerDev(program: Command): void {
       let agent: AgentChild | null = null;
       try {
         const { startControlPlane } = await import('../../control-plane/control-plane.js');
-        const cp = await startControlPlane({ port: opts.port, dataDir, databaseUrl: opts.databaseUrl, log: (l) => say(`[server] ${l}`) });
+        const cp = await startControlPlane({ port: opts.port, dataDir, databaseUrl: opts.databaseUrl, allowFileRepos: true, log: (l) => say(`[server] ${l}`) });
         try {
           say(`control plane listening on ${cp.url}`);
           const enrollmentKey = await cp.createEnrollmentKey({ expiresInS: 3600, singleUse: true });

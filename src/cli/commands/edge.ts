@@ -16,6 +16,7 @@ import { CliError } from '../cli-error.js';
 import { clientFor, optionsOf, parsePositiveInt } from '../config.js';
 import { examples, say } from '../help.js';
 import { formatFields, toJson } from '../output.js';
+import { readSecret } from '../secret-input.js';
 
 /** `caddy admin_url=http://127.0.0.1:2019 http_port=8080`; `—` when not set. */
 export function describeProvider(config: { readonly provider: string } | null): string {
@@ -31,30 +32,6 @@ export function formatEdgeSettings(s: EdgeSettings): string {
     ['dns', describeProvider(s.dns)],
     ['updated', s.updated_at ?? 'never'],
   ]);
-}
-
-/** Where a secret comes from: stdin when `fromStdin`, else the environment variable `envVar`. */
-interface SecretSource {
-  readonly what: string;
-  readonly fromStdin: boolean;
-  readonly stdinFlag: string;
-  readonly envVar: string;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The secret, without the line end `echo` or a file adds. Missing or empty is a usage error. */
-async function readSecret(s: SecretSource): Promise<string> {
-  const value = s.fromStdin ? (await readStdin()).replace(/\r?\n$/, '') : process.env[s.envVar];
-  if (value === undefined || value === '') {
-    const from = s.fromStdin ? `stdin (${s.stdinFlag}) was empty` : `pipe it with ${s.stdinFlag} or set ${s.envVar}`;
-    throw new CliError('USAGE', `${s.what} is needed: ${from} (never as an argument: a command line shows in ps)`);
-  }
-  return value;
 }
 
 type Change = { readonly base_domain?: string | null; readonly proxy?: object | null; readonly dns?: object | null };

@@ -9,6 +9,7 @@ import { examples, say } from '../help.js';
 import { onShutdown } from '../signals.js';
 
 interface ServerOptions {
+  readonly allowFileRepos?: boolean;
   readonly databaseUrl?: string;
   readonly host: string;
   readonly resendAfter?: number;
@@ -58,6 +59,7 @@ export function registerServer(program: Command): void {
     .addOption(new Option('--hello-timeout <ms>', 'an agent socket not welcomed within this long is closed (default 10000)').argParser(positiveMs).env('DENV_HELLO_TIMEOUT_MS'))
     .addOption(new Option('--hellos-per-second <n>', 'agent hellos checked per second; more are closed unread and retried by the agent (default 100)').argParser(count).env('DENV_HELLOS_PER_SECOND'))
     .addOption(new Option('--streams-per-token <n>', 'event streams (SSE) one API token may hold open; more are refused with 429 (default 20)').argParser(count).env('DENV_STREAMS_PER_TOKEN'))
+    .option('--allow-file-repos', 'let projects link file:// repositories on this machine (source deploys; for a single-user server)')
     .addOption(new Option('--keep-snapshots <n>', 'snapshot retention: keep the snapshots of the current version and of this many latest healthy versions per env (default 3), plus those forks and running operations need').argParser(wholeNumber).env('DENV_KEEP_SNAPSHOTS'))
     .addHelpText(
       'after',
@@ -81,6 +83,7 @@ export function registerServer(program: Command): void {
           heartbeatMs: opts.heartbeat, degradedAfterMs: opts.degradedAfter, disconnectedAfterMs: opts.disconnectedAfter,
           agentAdmission: definedOnly({ maxUnauthenticated: opts.maxUnauthenticatedAgents, helloTimeoutMs: opts.helloTimeout, hellosPerSecond: opts.hellosPerSecond }),
           streamLimits: definedOnly({ perToken: opts.streamsPerToken }),
+          allowFileRepos: opts.allowFileRepos ?? false,
         });
         try {
           say(`denv control plane listening on ${cp.url}`);

@@ -10,6 +10,9 @@ import { maskDeep, revealAllowed } from './mask.js';
 import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
 import { COMPOSE_BODY_LIMIT, route } from './route.js';
+import type { Compose, SpecLoader } from './spec-loader.js';
+import type { SourceResolver } from '../source/source-resolver.js';
+import type { Spec } from '../../contracts/spec.js';
 
 
 /** A project as read back: its default Compose with secret values masked unless `reveal`. */
@@ -18,17 +21,42 @@ function projectView(r: ProjectRow, reveal: boolean) {
   return reveal || r.compose === null ? p : { ...p, compose: JSON.stringify(maskDeep(r.compose)) };
 }
 
+function composeOf(project: ProjectRow, compose: Compose | undefined): Compose {
+  const out = compose ?? (project.compose as Record<string, unknown> | null);
+  if (!out) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
+  return out;
+}
+
+/** A source deploy's Spec: the Compose file of the commit `ref` names, with that commit as its source. */
+async function sourceSpec(specs: SpecLoader, sources: SourceResolver, project: ProjectRow, source: { repo?: string; ref?: string }): Promise<Spec> {
+  if (source.repo !== undefined && source.repo !== project.repo) {
+    throw new DenvError('BAD_REQUEST', `source.repo: "${source.repo}" is not the repository linked to project "${project.name}"${project.repo ? ` (${project.repo})` : ''}`);
+  }
+  const resolved = await sources.resolve(project, source.ref ?? null);
+  const spec = await specs.load(resolved.compose).catch((err: unknown) => {
+    if (err instanceof DenvError) throw new DenvError(err.code, `${resolved.source.compose_path} at ${resolved.source.commit.slice(0, 12)}: ${err.message}`);
+    throw err;
+  });
+  return { ...spec, source: resolved.source };
+}
+
 export const projectRoutes = [
   route({
     method: 'POST', url: '/v1/projects', summary: 'Create a project', body: createProjectBody, status: 201, bodyLimit: COMPOSE_BODY_LIMIT,
-    async handler({ db, specs }, { auth, body }) {
+    async handler({ db, specs, sources }, { auth, body }) {
       if (body.compose !== undefined) await specs.load(body.compose); // validates first: nothing written on bad Compose
+      const repo = body.repo === undefined ? null : sources.checkRepo(body.repo);
+      sources.checkSettings(body);
       const stored = body.compose ?? null;
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
-        'insert into projects (id, team, name, compose, repo, branch, approval, require_signed, base_domain) values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *',
-        [newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), body.repo ?? null, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false, body.base_domain ?? null],
+        `insert into projects (id, team, name, compose, repo, branch, approval, require_signed, base_domain, compose_path, auto_upgrade, webhook_secret, git_credentials)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+        [
+          newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), repo, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false,
+          body.base_domain ?? null, body.compose_path ?? 'compose.yaml', body.auto_upgrade ?? false, body.webhook_secret ?? null, body.git_credentials ? JSON.stringify(body.git_credentials) : null,
+        ],
       );
       return toProject(rows[0]!);
     },
@@ -49,26 +77,44 @@ export const projectRoutes = [
   }),
   route({
     method: 'PATCH', url: '/v1/projects/:project', body: updateProjectBody, scope: 'admin',
-    summary: "Change a project's settings {base_domain?}: a field left out keeps its value, null clears it (base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's)",
-    async handler({ db }, { auth, body, params }) {
+    summary:
+      "Change a project's settings {base_domain?, repo?, branch?, compose_path?, auto_upgrade?, webhook_secret?, git_credentials?}: a field left out keeps its value, null clears it " +
+      "(base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's. webhook_secret and git_credentials are never shown again)",
+    async handler({ db, sources }, { auth, body, params }) {
       const project = await findProject(db, auth.team, params.project!);
+      const repo = body.repo ? sources.checkRepo(body.repo) : body.repo;
+      sources.checkSettings(body);
+      // Each field: [column, value]; only the fields sent change.
+      const changes: [string, unknown][] = [];
+      if (body.base_domain !== undefined) changes.push(['base_domain', body.base_domain]);
+      if (repo !== undefined) changes.push(['repo', repo]);
+      if (body.branch !== undefined) changes.push(['branch', body.branch]);
+      if (body.compose_path !== undefined) changes.push(['compose_path', body.compose_path]);
+      if (body.auto_upgrade !== undefined) changes.push(['auto_upgrade', body.auto_upgrade]);
+      if (body.webhook_secret !== undefined) changes.push(['webhook_secret', body.webhook_secret]);
+      if (body.git_credentials !== undefined) changes.push(['git_credentials', body.git_credentials === null ? null : JSON.stringify(body.git_credentials)]);
       return db.tx(async (tx) => {
-        const rows = await tx.query<ProjectRow>('update projects set base_domain = case when $3 then $2 else base_domain end where id = $1 returning *', [project.id, body.base_domain ?? null, body.base_domain !== undefined]);
-        // Audit: who changed what (the edge sweep moves the envs' hostnames on its next pass).
-        await appendEvent(tx, { team: auth.team, subject: `project:${project.id}`, type: 'project.changed', data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: rows[0]!.base_domain } });
+        const set = changes.map(([column], i) => `${column} = $${i + 2}`).join(', ');
+        const rows = changes.length === 0
+          ? await tx.query<ProjectRow>('select * from projects where id = $1', [project.id])
+          : await tx.query<ProjectRow>(`update projects set ${set} where id = $1 returning *`, [project.id, ...changes.map(([, v]) => v)]);
+        const after = toProject(rows[0]!);
+        // Audit: who changed what (the edge sweep moves the envs' hostnames on its next pass); secrets only as "set".
+        await appendEvent(tx, {
+          team: auth.team, subject: `project:${project.id}`, type: 'project.changed',
+          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: after.base_domain, repo: after.repo, branch: after.branch, compose_path: after.compose_path, auto_upgrade: after.auto_upgrade, webhook_secret: after.webhook_secret, git_credentials: after.git_credentials },
+        });
         return projectView(rows[0]!, false);
       });
     },
   }),
   route({
     method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202, bodyLimit: COMPOSE_BODY_LIMIT,
-    async handler({ db, bus, specs }, { auth, body, params }) {
-      if (body.source) throw new DenvError('BAD_REQUEST', 'source: deploy-from-source is not available yet; send compose');
+    async handler({ db, bus, specs, sources }, { auth, body, params }) {
       if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
+      if (body.source && body.compose !== undefined) throw new DenvError('BAD_REQUEST', 'send compose or source, not both (a source deploy reads the Compose file from the repository)');
       const project = await findProject(db, auth.team, params.project!);
-      const compose = body.compose ?? (project.compose as Record<string, unknown> | null);
-      if (!compose) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
-      const spec = await specs.load(compose);
+      const spec = body.source ? await sourceSpec(specs, sources, project, body.source) : await specs.load(composeOf(project, body.compose));
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       const out = await db.tx(async (tx) => {
@@ -76,6 +122,8 @@ export const projectRoutes = [
           team: auth.team, project: project.id, envName: body.env, stage: body.env === 'production' ? 'production' : 'preview',
           params: { spec, warm, target: body.target ?? null, ...(envelopes.length > 0 ? { envelopes } : {}) },
         });
+        // Seed 000: the commit a source deploy runs, on the deployment's own subject.
+        if (spec.source) await appendEvent(tx, { team: auth.team, subject: `dep:${dep.id}`, type: 'deployment.source', data: { sha: spec.source.commit, branch: spec.source.branch, repo: spec.source.repo } });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
       bus.emit('kick');

@@ -10,6 +10,7 @@ import type { Engine } from '../operations/engine.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
 import type { StreamHub } from './stream-hub.js';
+import type { SourceResolver } from '../source/source-resolver.js';
 import type { SpecLoader } from './spec-loader.js';
 
 /** What a team token may do, weakest first: `read` (GET), `deploy` (also deploy and operate
@@ -34,6 +35,8 @@ export interface ApiContext {
   readonly streams: StreamHub;
   /** Compose documents are loaded into Specs here, off the API's thread (spec-loader.ts). */
   readonly specs: SpecLoader;
+  /** Linked repositories: fetched, refs resolved, Compose files read (source/source-resolver.ts). */
+  readonly sources: SourceResolver;
   /** Snapshot retention: healthy versions kept besides the current one (default DEFAULT_KEEP_SNAPSHOTS). */
   readonly keepSnapshots?: number;
 }

@@ -20,7 +20,7 @@ import type { Spec } from '../../contracts/spec-types.js';
 import { spawnModuleWorker } from '../../lib/module-worker.js';
 import type { SpecLoadReply, SpecLoadRequest } from './spec-load-worker.js';
 
-type Compose = SpecLoadRequest['compose'];
+export type Compose = SpecLoadRequest['compose'];
 
 interface Job {
   readonly id: number;

@@ -16,6 +16,8 @@ export interface EngineConfig {
   readonly commandTimeoutMs: number;
   /** How long a phase waits for a placed host to (re)connect before failing. */
   readonly agentWaitMs: number;
+  /** file:// repositories may be linked (source deploys send it to the host with the checkout). */
+  readonly allowFileRepos: boolean;
 }
 
 export interface PhaseContext {

@@ -8,6 +8,7 @@ import type { Spec } from '../../contracts/spec.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow } from '../store/rows.js';
 import type { PhaseContext } from './phase.js';
+import { sourcePayload } from '../source/checkout-payload.js';
 
 export interface VersionRecord {
   readonly id: string;
@@ -51,7 +52,7 @@ export const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deploymen
  * the datasets by the version's snapshot. Deploy verdicts, start and the rollback kind all go
  * through here. `key` tells the phase's commands apart (idempotent per phase and key).
  */
-export function activateVersion(
+export async function activateVersion(
   ctx: PhaseContext,
   host: string,
   version: Pick<VersionRecord, 'id' | 'spec' | 'snapshot'>,
@@ -65,5 +66,6 @@ export function activateVersion(
     snapshot: version.snapshot,
     restore_data: opts.restoreData,
     ...(version.spec.files ? { files: version.spec.files } : {}),
+    ...(await sourcePayload(ctx, ctx.deployment.env, version.spec)),
   }, opts.key);
 }

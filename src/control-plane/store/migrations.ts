@@ -311,6 +311,21 @@ alter table envs add column edge jsonb;
 alter table projects add column base_domain text;
 `,
   },
+  {
+    id: 11,
+    name: 'project_source',
+    sql: `
+-- Issue 13: a project's linked repository (repo and branch exist since migration 1). compose_path
+-- is where its Compose file lives in the repository; auto_upgrade deploys pushes to the branch.
+-- webhook_secret and git_credentials are kept in clear, like the edge settings: the control plane
+-- must use them (an HMAC key; a token or deploy key handed to the env's host). The API never
+-- shows them (rows.ts toProject: only whether they are set, and the credentials' kind).
+alter table projects add column compose_path text not null default 'compose.yaml';
+alter table projects add column auto_upgrade boolean not null default false;
+alter table projects add column webhook_secret text;
+alter table projects add column git_credentials jsonb;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

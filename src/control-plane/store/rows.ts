@@ -1,5 +1,6 @@
 /** Row → API shape mappers. Timestamps leave the store as ISO strings. */
 import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvEdge, EnvStage, EnvStatus, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
+import type { GitCredentials } from '../../contracts/source.js';
 import type { Spec } from '../../contracts/spec.js';
 
 export const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -36,10 +37,16 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   created_at: isoReq(r.created_at), finished_at: iso(r.finished_at), phases: r.phases,
 });
 
-export interface ProjectRow { id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; require_signed: boolean; base_domain: string | null; created_at: unknown }
+export interface ProjectRow {
+  id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; require_signed: boolean; base_domain: string | null;
+  compose_path: string; auto_upgrade: boolean; webhook_secret: string | null; git_credentials: GitCredentials | null; created_at: unknown;
+}
+/** A project as the API shows it: of its secrets only whether they are set (and the credentials' kind). */
 export const toProject = (r: ProjectRow): Project => ({
   id: r.id, name: r.name, team: r.team, compose: r.compose === null ? null : JSON.stringify(r.compose),
-  repo: r.repo, branch: r.branch, approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
+  repo: r.repo, branch: r.branch, compose_path: r.compose_path, auto_upgrade: r.auto_upgrade, webhook_secret: r.webhook_secret !== null,
+  git_credentials: r.git_credentials ? { kind: r.git_credentials.kind } : null,
+  approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
 });
 
 export interface HostRow { id: string; team: string; name: string; kind: string; status: string; facts: HostFacts | null; last_heartbeat_at: unknown; created_at: unknown }

@@ -14,7 +14,7 @@
  */
 import type { ServiceSpec } from '../../../contracts/spec.js';
 import type { AgentContext } from '../../context.js';
-import { Mutex } from '../../mutex.js';
+import { Mutex } from '../../../lib/mutex.js';
 import type { ServiceIdentity } from '../../runtimes/process/service-env.js';
 import type { Admission } from '../admit-process.js';
 import type { PreparedService } from '../prepare-service.js';

@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonOrNull, writeJsonAtomic } from '../../files.js';
-import { Mutex } from '../../mutex.js';
+import { Mutex } from '../../../lib/mutex.js';
 import { parseStatFields } from '../../telemetry/proc-usage.js';
 import type { ServiceIdentity } from './service-env.js';
 

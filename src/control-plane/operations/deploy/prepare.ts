@@ -2,6 +2,7 @@ import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
+import { sourcePayload } from '../../source/checkout-payload.js';
 
 /** Per service (image or process, DESIGN §7): its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
 function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>): Record<string, unknown> {
@@ -31,6 +32,7 @@ export const prepare: PhaseDef = {
       volumes: [...spec.volumes],
       retire_others: false,
       ...(spec.files ? { files: spec.files } : {}),
+      ...(await sourcePayload(ctx, ctx.deployment.env, spec)),
       ...(signed.length > 0 ? { envelopes: signed } : {}),
       ...(names ? { project: names.project, env_name: names.env_name } : {}),
     });

@@ -1,6 +1,7 @@
 /**
  * env (seed 004, stage 5) for a process service: everything it needs before it is spawned
- * (prepare-service.ts: its user, working dir, datasets, secret and config files, its port). A
+ * (prepare-service.ts: its user, working dir — in a source deploy, inside the commit's checkout,
+ * fetched here when the host lacks it —, datasets, secret and config files, its port). A
  * service updated stop-first, or published on a fixed host port, takes over its old copy's port.
  * The version's services are prepared one at a time (user creation edits /etc/passwd) and none
  * starts before all are (version-run.ts). Hard gate: a refusal starts nothing.
@@ -9,6 +10,7 @@ import { ok, skipped } from '../../../pipeline/stage-runner.js';
 import { serviceKey } from '../../../runtimes/process/service-env.js';
 import { messageOf } from '../../../../contracts/errors.js';
 import { prepareService } from '../../prepare-service.js';
+import { ensureCheckout } from '../../source-checkout.js';
 import { updateOrder } from '../../start-order.js';
 import { adoptedText, refuse, type ProcessStage } from '../stage.js';
 
@@ -21,7 +23,8 @@ export const env: ProcessStage = {
       if (service.adopted) return skipped(`${adoptedText(service)}: prepared when it started`);
       const { ctx: agent, req } = run;
       return await run.preparing.run(async () => {
-        let plan = await prepareService(agent, service.id, service.spec, run.datasets, req.files);
+        const checkout = req.source ? await ensureCheckout(agent, service.id.env, req.source) : null;
+        let plan = await prepareService(agent, service.id, service.spec, run.datasets, req.files, checkout);
         if (updateOrder(service.spec) === 'stop-first' || plan.fixedPort) {
           // Clients keep their address: the only interruption is the stop-to-healthy window.
           const old = service.oldCopy;
@@ -37,6 +40,7 @@ export const env: ProcessStage = {
           user: plan.identity ? plan.identity.name ?? plan.identity.uid : null,
           pid_namespace: plan.pidNamespace,
           files: Object.keys(plan.grants).length,
+          ...(req.source ? { source: { commit: req.source.commit, cwd: plan.cwd } } : {}),
         });
       });
     } catch (err) {
