@@ -6,7 +6,9 @@
  * ssh:// against a real OpenSSH server with a deploy key, which the agent receives from the
  * control plane and the API never shows.
  */
-import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { sign } from '@octokit/webhooks-methods';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,5 +162,72 @@ describe('source deploys', () => {
     expect(deployed.output).toMatch(/succeeded/);
     const shown = await cli(['project', 'show', 'clisrc', '--json']);
     expect(JSON.parse(shown.output)).toMatchObject({ name: 'clisrc', branch: 'main', git_credentials: { kind: 'token' }, auto_upgrade: false });
+  });
+
+  describe('GitHub push webhook', () => {
+    const SECRET = 'hook-secret-0123456789abcdef';
+    // GitHub's own push payload (@octokit/webhooks-examples), pointed at this repository's commits.
+    const examples = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as { name: string; examples: Record<string, unknown>[] }[];
+    const pushExample = examples.find((e) => e.name === 'push')!.examples.find((p) => p.ref === 'refs/heads/master' && p.deleted === false)!;
+    const pushOf = (branch: string, sha: string) => JSON.stringify({ ...pushExample, ref: `refs/heads/${branch}`, after: sha });
+    let delivery = 0;
+    /** POST the webhook as GitHub does: the body's bytes, signed with `secret` (null: no signature header). */
+    async function hook(body: string, o: { secret?: string | null; event?: string; delivery?: string; project?: string; tamper?: (signed: string) => string } = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': o.event ?? 'push', 'x-github-delivery': o.delivery ?? `d-${++delivery}` };
+      const secret = o.secret === undefined ? SECRET : o.secret;
+      if (secret !== null) headers['x-hub-signature-256'] = await sign(secret, body);
+      const res = await fetch(`${h.cp.url}/v1/hooks/github?project=${o.project ?? 'hooked'}`, { method: 'POST', headers, body: o.tamper ? o.tamper(body) : body });
+      return { status: res.status, body: (await res.json()) as any };
+    }
+    /** env.create commands the agent has received (its own record). */
+    const envCreates = () => readdirSync(join(h.agentDir, 'commands')).filter((f) => readFileSync(join(h.agentDir, 'commands', f), 'utf8').includes('"env.create"')).length;
+
+    it('a signed push to the default branch deploys that commit: upgrading, then running, with deployment.source; bad, missing and replayed deliveries and other branches deploy nothing', async () => {
+      const created = await h.api.post('/v1/projects', { name: 'hooked', repo: `file://${bare}`, branch: 'main', auto_upgrade: true, webhook_secret: SECRET });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const first = await deploySource('hooked', 'production', {});
+      expect(first.answer).toBe(readFileSync(join(work, 'message.txt'), 'utf8'));
+      ids.three = await commit(work, { 'message.txt': 'three' }, 'three');
+      await git(work, 'push', '-q', bare, 'main');
+
+      const creates = envCreates();
+      const deployments = (await h.api.get('/v1/deployments?limit=500')).body.items.length;
+      const body = pushOf('main', ids.three!);
+      expect(await hook(body, { secret: 'not-the-secret-at-all' })).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+      expect(await hook(body, { secret: null })).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+      // Signed, then changed on the way: another branch's commit in the same bytes' place.
+      expect(await hook(body, { delivery: 'tampered', tamper: (b) => b.replace(ids.three!, ids.one!) })).toMatchObject({ status: 401 });
+      expect(await hook(body, { project: 'plain' })).toMatchObject({ status: 401 }); // a project without a secret
+      expect(await hook(pushOf('feature', ids.three!))).toMatchObject({ status: 200, body: { ignored: 'push to feature, not to the default branch main' } });
+      expect(await hook('{"zen":"hi"}', { event: 'ping' })).toMatchObject({ status: 200, body: { ignored: 'ping' } });
+      expect((await h.api.get('/v1/deployments?limit=500')).body.items.length).toBe(deployments);
+
+      const res = await hook(body, { delivery: 'the-push' });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      // The env passes through upgrading (it has a current version) and back to running.
+      const seen = new Set<string>();
+      const dep = await (async () => {
+        for (;;) {
+          seen.add((await h.api.get(`/v1/envs/${res.body.env}`)).body.status);
+          const d = (await h.api.get(`/v1/deployments/${res.body.deployment}`)).body;
+          if (['succeeded', 'failed', 'rolled_back'].includes(d.status)) return d;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      expect(dep.status, dep.error ?? '').toBe('succeeded');
+      const env = (await h.api.get(`/v1/envs/${res.body.env}`)).body;
+      expect(env.status).toBe('running');
+      // Polled while the deploy ran (upgrading lasts from the plan's approval to the verdict: seconds).
+      expect([...seen]).toContain('upgrading');
+      expect(await (await fetch(env.endpoints[0].url)).text()).toBe('three');
+      const events = (await h.api.get(`/v1/events?subject=dep:${dep.id}`)).body.items as { type: string; data: unknown }[];
+      expect(events.find((e) => e.type === 'deployment.source')?.data).toEqual({ sha: ids.three, branch: 'main', repo: `file://${bare}` });
+
+      // GitHub sends the same delivery again: its first outcome, nothing started.
+      const again = await hook(body, { delivery: 'the-push' });
+      expect(again).toMatchObject({ status: 200, body: { duplicate: true, outcome: { deployment: dep.id } } });
+      expect((await h.api.get('/v1/deployments?limit=500')).body.items.length).toBe(deployments + 1);
+      expect(envCreates()).toBe(creates + 1);
+    });
   });
 });

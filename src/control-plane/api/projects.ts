@@ -2,17 +2,16 @@ import { createProjectBody, deployBody, revealListQuery, revealQuery, updateProj
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { splitCommand } from '../../contracts/spec.js';
-import { requestDeploy } from '../lifecycle/request-deploy.js';
 import { appendEvent } from '../store/events.js';
-import { toDeployment, toEnv, toProject, type ProjectRow } from '../store/rows.js';
+import { toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
 import { maskDeep, revealAllowed } from './mask.js';
 import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
 import { COMPOSE_BODY_LIMIT, route } from './route.js';
-import type { Compose, SpecLoader } from './spec-loader.js';
-import type { SourceResolver } from '../source/source-resolver.js';
-import type { Spec } from '../../contracts/spec.js';
+import type { Compose } from './spec-loader.js';
+import { sourceSpec } from '../source/source-spec.js';
+import { startDeployment } from './start-deployment.js';
 
 
 /** A project as read back: its default Compose with secret values masked unless `reveal`. */
@@ -25,19 +24,6 @@ function composeOf(project: ProjectRow, compose: Compose | undefined): Compose {
   const out = compose ?? (project.compose as Record<string, unknown> | null);
   if (!out) throw new DenvError('BAD_REQUEST', 'compose: required (the project has no default compose)');
   return out;
-}
-
-/** A source deploy's Spec: the Compose file of the commit `ref` names, with that commit as its source. */
-async function sourceSpec(specs: SpecLoader, sources: SourceResolver, project: ProjectRow, source: { repo?: string; ref?: string }): Promise<Spec> {
-  if (source.repo !== undefined && source.repo !== project.repo) {
-    throw new DenvError('BAD_REQUEST', `source.repo: "${source.repo}" is not the repository linked to project "${project.name}"${project.repo ? ` (${project.repo})` : ''}`);
-  }
-  const resolved = await sources.resolve(project, source.ref ?? null);
-  const spec = await specs.load(resolved.compose).catch((err: unknown) => {
-    if (err instanceof DenvError) throw new DenvError(err.code, `${resolved.source.compose_path} at ${resolved.source.commit.slice(0, 12)}: ${err.message}`);
-    throw err;
-  });
-  return { ...spec, source: resolved.source };
 }
 
 export const projectRoutes = [
@@ -117,17 +103,7 @@ export const projectRoutes = [
       const spec = body.source ? await sourceSpec(specs, sources, project, body.source) : await specs.load(composeOf(project, body.compose));
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
-      const out = await db.tx(async (tx) => {
-        const { env, deployment: dep } = await requestDeploy(tx, {
-          team: auth.team, project: project.id, envName: body.env, stage: body.env === 'production' ? 'production' : 'preview',
-          params: { spec, warm, target: body.target ?? null, ...(envelopes.length > 0 ? { envelopes } : {}) },
-        });
-        // Seed 000: the commit a source deploy runs, on the deployment's own subject.
-        if (spec.source) await appendEvent(tx, { team: auth.team, subject: `dep:${dep.id}`, type: 'deployment.source', data: { sha: spec.source.commit, branch: spec.source.branch, repo: spec.source.repo } });
-        return { deployment: toDeployment(dep), env: toEnv(env) };
-      });
-      bus.emit('kick');
-      return out;
+      return startDeployment(db, bus, { team: auth.team, project: project.id, envName: body.env, spec, warm, target: body.target ?? null, envelopes });
     },
   }),
 ];

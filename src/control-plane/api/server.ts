@@ -1,7 +1,7 @@
 /**
  * The HTTP side of the control plane: Fastify with the route table, bearer auth on `/v1`, closed
  * request validation (zod, before any handler runs, so a bad body writes nothing), the agents'
- * WebSocket at `/agent/ws`, `/openapi.json` and `/healthz`.
+ * WebSocket at `/agent/ws`, GitHub's webhook at `/v1/hooks/github`, `/openapi.json` and `/healthz`.
  */
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -19,6 +19,7 @@ import { envLifecycleRoutes } from './env-lifecycle.js';
 import { errorHandler } from './errors.js';
 import { eventRoutes } from './events.js';
 import { hostRoutes } from './hosts.js';
+import { registerGithubHook } from './github-hook.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
 import { sandboxRoutes } from './sandboxes.js';
@@ -61,6 +62,8 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
     },
   }, (socket) => ctx.agents.accept(socket));
   app.get('/healthz', async () => ({ ok: true }));
+  // Authenticated by its HMAC signature, not a token (github-hook.ts).
+  await registerGithubHook(app, ctx);
   const doc = openApiDocument(ROUTES, opts.version);
   app.get('/openapi.json', async () => doc);
 

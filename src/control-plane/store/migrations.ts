@@ -326,6 +326,22 @@ alter table projects add column webhook_secret text;
 alter table projects add column git_credentials jsonb;
 `,
   },
+  {
+    id: 12,
+    name: 'webhook_deliveries',
+    sql: `
+-- Issue 13: GitHub webhook deliveries with a valid signature, by X-GitHub-Delivery: a delivery
+-- GitHub sends again (a redelivery, a retry after a timeout) starts nothing twice. outcome is
+-- what it did: {deployment, env} or {ignored: reason}.
+create table webhook_deliveries (
+  delivery text primary key,
+  project text not null references projects(id) on delete cascade,
+  event text not null,
+  outcome jsonb,
+  received_at timestamptz(3) not null default now()
+);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */
