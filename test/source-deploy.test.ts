@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { commit, git } from './helpers/git-repos.js';
+import { commit, git, GIT_TEST_ENV } from './helpers/git-repos.js';
+import { runOrThrow } from '../src/lib/exec.js';
 import { spawnDenv } from './helpers/processes.js';
 import { startSshd, type Sshd } from './helpers/sshd.js';
 
@@ -228,6 +229,60 @@ describe('source deploys', () => {
       expect(again).toMatchObject({ status: 200, body: { duplicate: true, outcome: { deployment: dep.id } } });
       expect((await h.api.get('/v1/deployments?limit=500')).body.items.length).toBe(deployments + 1);
       expect(envCreates()).toBe(creates + 1);
+    });
+  });
+
+  describe('x-denv.build', () => {
+    // A Node app whose dependency npm installs from the repository itself (offline: tests reach no registry).
+    const APP = `const http = require('node:http');
+const greet = require('greet');
+http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : greet())).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+    const BUILD_COMPOSE = (build: string) => `services:\n  web:\n    command: ["node", "server.js"]\n    x-denv:\n      build: ${build}\n      health:\n        path: /healthz\n`;
+    const npmWork = join(root, 'npm-work');
+    const npmBare = join(root, 'npm-app.git');
+
+    it('runs npm ci in the service\'s copy of the checkout before it starts, reuses the build for the same commit, and a failing build fails the deploy with its last lines while the old version serves', async () => {
+      await git(root, 'init', '-q', '-b', 'main', npmWork);
+      await commit(npmWork, {
+        'vendor/greet/package.json': JSON.stringify({ name: 'greet', version: '1.0.0', main: 'index.js' }),
+        'vendor/greet/index.js': "module.exports = () => 'hello from an npm dependency';\n",
+        'package.json': JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies: { greet: 'file:./vendor/greet' } }),
+        'server.js': APP,
+        'compose.yaml': BUILD_COMPOSE('["npm", "ci", "--offline", "--no-audit", "--no-fund"]'),
+      }, 'app');
+      await runOrThrow(['npm', 'install', '--package-lock-only', '--offline', '--no-audit', '--no-fund'], { cwd: npmWork, env: { ...process.env, ...GIT_TEST_ENV } });
+      await commit(npmWork, { 'package-lock.json': readFileSync(join(npmWork, 'package-lock.json'), 'utf8') }, 'lock');
+      await git(root, 'clone', '-q', '--bare', npmWork, npmBare);
+      expect((await h.api.post('/v1/projects', { name: 'npmapp', repo: `file://${npmBare}`, branch: 'main' })).status).toBe(201);
+
+      const envDetail = (dep: { phases: { name: string; evidence: any }[] }) => dep.phases.find((p) => p.name === 'prepare')!.evidence.pipelines.web.stages.find((st: { name: string }) => st.name === 'env').detail as string;
+      const first = await deploySource('npmapp', 'production', {});
+      expect(first.answer).toBe('hello from an npm dependency');
+      expect(envDetail(first.dep)).toMatch(/; build ran in \d+ ms$/);
+      const again = await deploySource('npmapp', 'production', {});
+      expect(envDetail(again.dep)).toMatch(/; build cached$/);
+      expect(again.answer).toBe('hello from an npm dependency');
+
+      await commit(npmWork, { 'compose.yaml': BUILD_COMPOSE('["node", "-e", "console.log(\'compiling assets\'); console.error(\'error: asset x is missing\'); process.exit(2)"]') }, 'broken build');
+      await git(npmWork, 'push', '-q', npmBare, 'main');
+      const res = await h.api.post('/v1/projects/npmapp/deploy', { env: 'production', source: {} });
+      const dep = await h.api.finished(res.body.deployment.id);
+      expect(dep.status).not.toBe('succeeded');
+      // prepare fails with the build's last lines; the rest is skipped and the verdict reverts.
+      expect(dep.error).toMatch(/^prepare: web: x-denv\.build \["node","-e",.*\] exited with code 2:\n/s);
+      expect(dep.error).toContain('compiling assets');
+      expect(dep.error).toContain("error: asset x is missing");
+      const env = (await h.api.get(`/v1/envs/${res.body.env.id}`)).body;
+      expect(env.current_version).toBe(again.env.current_version);
+      expect(await (await fetch(env.endpoints[0].url)).text()).toBe('hello from an npm dependency');
+    });
+
+    it('a Compose deploy with x-denv.build is refused: builds need a source deploy\'s checkout', async () => {
+      await h.api.post('/v1/projects', { name: 'composed' });
+      const res = await h.api.post('/v1/projects/composed/deploy', { env: 'x', compose: BUILD_COMPOSE('["npm", "ci"]') });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe("services.web.x-denv.build: builds run in a source deploy's checkout (send source, not compose)");
     });
   });
 });

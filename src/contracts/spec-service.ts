@@ -356,6 +356,7 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     p.add(path, build ? 'has only build: building images comes with source deploys; give an image (or a command to run as a process)' : 'needs an image or a command (no image and no command to run)');
   }
   const x = normalizeServiceXDenv(input['x-denv'], path, p);
+  if (x.build && image) p.add(`${path}.x-denv.build`, 'x-denv.build is for process services (run in the checkout before they start); an image service is built from build:');
   const published = portsOf(input.ports, `${path}.ports`, p, ctx.ignored);
   const { volumes, binds, tmpfs } = mountsOf(input.volumes, `${path}.volumes`, ctx, image !== null);
   const tmpfsField = input.tmpfs === undefined || input.tmpfs === null ? [] : Array.isArray(input.tmpfs) ? input.tmpfs.map(String) : [String(input.tmpfs)];
@@ -403,6 +404,7 @@ export function normalizeService(name: string, input: Record<string, unknown>, c
     build,
     networks,
     edge: x.edge,
+    ...(x.build ? { build_command: x.build } : {}),
     ...(input.read_only === true && image !== null ? { read_only: true } : {}),
     ...(tmpfs.length > 0 && image !== null ? { tmpfs } : {}),
   };

@@ -123,6 +123,8 @@ export interface ServiceSpec {
   readonly configs?: readonly FileGrant[];
   readonly binds?: readonly BindMount[];
   readonly build?: BuildSpec | null;
+  /** `x-denv.build` of a process service: run in the source deploy's checkout before it starts (agent envs/source-build.ts). */
+  readonly build_command?: readonly string[] | null;
   /** Networks the service joins (names of the Compose file's networks; all map to the env's one network). */
   readonly networks?: readonly string[];
   /** Image services: a read-only root filesystem (Compose `read_only`). */

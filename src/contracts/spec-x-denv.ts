@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { EdgeError } from '../edge/edge-error.js';
 import { normalizeHostname } from '../edge/names.js';
 import { parseDuration } from './duration.js';
+import { splitCommand } from './spec-command.js';
 import type { Problems } from './spec-problems.js';
 import { EDGE_TLS_MODES, type HealthSpec, type ServiceEdge, type Spec, type UpdateOrder } from './spec-types.js';
 import { describeZodError } from './validation.js';
@@ -36,6 +37,8 @@ const serviceXDenv = z.strictObject({
   /** Overrides the default update order (stop-first for services that write a dataset). */
   update_order: z.enum(['start-first', 'stop-first']).optional(),
   edge: edgeInput.optional(),
+  /** A process service's build, run in the source deploy's checkout before it starts (`["npm", "ci"]`). */
+  build: commandInput.optional(),
 });
 
 const topXDenv = z.strictObject({
@@ -83,10 +86,11 @@ export interface ServiceXDenv {
   readonly health: HealthSpec | null;
   readonly update_order: UpdateOrder | null;
   readonly edge: ServiceEdge | null;
+  readonly build: string[] | null;
 }
 
 export function normalizeServiceXDenv(input: unknown, path: string, problems: Problems): ServiceXDenv {
-  const none: ServiceXDenv = { health: null, update_order: null, edge: null };
+  const none: ServiceXDenv = { health: null, update_order: null, edge: null, build: null };
   if (input === undefined) return none;
   const parsed = serviceXDenv.safeParse(input);
   if (!parsed.success) {
@@ -98,6 +102,7 @@ export function normalizeServiceXDenv(input: unknown, path: string, problems: Pr
     health: h ? { kind: 'http', path: h.path, port: h.port ?? null, timeout_ms: h.timeout !== undefined ? parseDuration(h.timeout)! : DEFAULT_HTTP_TIMEOUT_MS } : null,
     update_order: parsed.data.update_order ?? null,
     edge: edge ? edgeOf(edge, `${path}.x-denv.edge`, problems) : null,
+    build: parsed.data.build !== undefined ? (problems.catch(() => splitCommand(parsed.data.build!, `${path}.x-denv.build`)) ?? null) : null,
   };
 }
 

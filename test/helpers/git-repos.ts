@@ -2,9 +2,9 @@
  * Real git repositories for tests: a work tree to commit in (as a fixed author, reading no config
  * of the machine's) and the bare repository the tests serve.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { runOrThrow } from '../../src/lib/exec.js';
 
 export const GIT_TEST_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() };
@@ -17,6 +17,7 @@ export async function commit(work: string, files: Record<string, string | null>,
   for (const [p, text] of Object.entries(files)) {
     if (text === null) await git(work, 'rm', '-q', p);
     else {
+      mkdirSync(dirname(join(work, p)), { recursive: true });
       writeFileSync(join(work, p), text);
       await git(work, 'add', p);
     }

@@ -30,6 +30,7 @@ const serviceSpec = z.object({
   command: z.array(z.string()).min(1).nullable(),
   entrypoint: z.array(z.string()).nullable().default(null),
   environment: z.record(z.string(), z.string()).default({}),
+  build_command: z.array(z.string()).min(1).max(256).nullable().optional(),
   // Relative only in a source deploy: inside the checkout (prepare-service.ts refuses it otherwise).
   working_dir: z.string().refine((p) => path.isAbsolute(p) || !p.split('/').includes('..'), 'expected an absolute path on the host, or one inside the checkout').nullable().default(null),
   ports: z.array(z.number().int()).default([]),

@@ -4,7 +4,8 @@
  *   - its user (identity/service-identities.ts);
  *   - its working dir: the env's own `<workloads>/<env>/work`, owned by that user — or a host
  *     path the agent config allows (`allow.paths`), which that user must be able to reach — or,
- *     in a source deploy, the commit's checkout (or a directory in it);
+ *     in a source deploy, the commit's checkout (or a directory in it), or the service's own
+ *     built copy of it when it has an `x-denv.build` (source-build.ts);
  *   - the datasets it writes, owned by that user when fresh;
  *   - a PID namespace of its own when it writes a dataset (launch-argv.ts) and the agent can make one;
  *   - its port (the agent's registry).
@@ -23,6 +24,7 @@ import { assertReachable, claimDataset, ownDir } from '../identity/ownership.js'
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
 import { updateOrder, writesDataset } from './start-order.js';
 import { serviceWorkDir } from './env-dirs.js';
+import { ensureBuild, type BuildResult } from './source-build.js';
 
 export interface PreparedService {
   readonly identity: Identity | null;
@@ -35,6 +37,8 @@ export interface PreparedService {
   readonly grants: Readonly<Record<string, string>>;
   /** Published on the host port the Compose file names (the host allows it): one copy at a time. */
   readonly fixedPort: boolean;
+  /** Its `x-denv.build` in a source deploy: where it ran, whether it was reused (source-build.ts). */
+  readonly build: BuildResult | null;
 }
 
 export async function prepareService(
@@ -44,7 +48,7 @@ export async function prepareService(
   datasets: Readonly<Record<string, string>>,
   files?: Readonly<Record<string, PackedTree>>,
   /** A source deploy's checkout of its commit (source-checkout.ts). */
-  checkout?: string | null,
+  checkout?: { readonly dir: string; readonly commit: string } | null,
 ): Promise<PreparedService> {
   const identity = await ctx.identities.forService(id.env, id.service, spec);
   // The service's own dir: its working dir when none is given, and HOME always (the one place its
@@ -54,10 +58,14 @@ export async function prepareService(
   await ownDir(path.dirname(home), null, 0o711);
   await ownDir(home, identity, 0o750); // its group may read it: the verifier of a grader fork (service-identities.ts)
   let cwd: string;
-  if (checkout && (!spec.working_dir || !path.isAbsolute(spec.working_dir))) {
-    // A source deploy: no working_dir, or a relative one, is inside the commit's checkout.
-    cwd = path.resolve(checkout, spec.working_dir ?? '.');
-    if (cwd !== checkout && !cwd.startsWith(`${checkout}/`)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} leaves the checkout`);
+  let build: BuildResult | null = null;
+  if (spec.build_command && !checkout) throw new DenvError('AGENT_ERROR', 'x-denv.build runs only in a source deploy (denv deploy --source): there is no checkout to build in');
+  if (checkout && spec.build_command) build = await ensureBuild({ workloads: ctx.workloads, env: id.env, service: id.service, spec, checkout: checkout.dir, commit: checkout.commit, identity, home });
+  const tree = build?.dir ?? checkout?.dir ?? null;
+  if (tree && (!spec.working_dir || !path.isAbsolute(spec.working_dir))) {
+    // A source deploy: no working_dir, or a relative one, is inside the commit's checkout (or the service's build of it).
+    cwd = path.resolve(tree, spec.working_dir ?? '.');
+    if (cwd !== tree && !cwd.startsWith(`${tree}/`)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} leaves the checkout`);
     if (!existsSync(cwd)) throw new DenvError('AGENT_ERROR', `working_dir ${spec.working_dir} is not a directory of the commit's checkout`);
     await assertReachable(path.join(cwd, '.'), identity, 'working_dir');
   } else if (spec.working_dir) {
@@ -92,7 +100,7 @@ export async function prepareService(
     // Another env holds it (this env is a fork, or a second deploy of the app): one copy per host port.
     port = await ctx.ports.allocate(serviceKey(id));
   } else port = await ctx.ports.claim(serviceKey(id), fixed);
-  return { identity, cwd, home, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null };
+  return { identity, cwd, home, port, pidNamespace: ctx.identities.switchUsers && writesDataset(spec), grants, fixedPort: fixed !== null, build };
 }
 
 /**

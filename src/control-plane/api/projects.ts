@@ -101,6 +101,8 @@ export const projectRoutes = [
       if (body.source && body.compose !== undefined) throw new DenvError('BAD_REQUEST', 'send compose or source, not both (a source deploy reads the Compose file from the repository)');
       const project = await findProject(db, auth.team, params.project!);
       const spec = body.source ? await sourceSpec(specs, sources, project, body.source) : await specs.load(composeOf(project, body.compose));
+      const unbuilt = spec.source ? undefined : Object.keys(spec.services).find((name) => spec.services[name]!.build_command);
+      if (unbuilt) throw new DenvError('BAD_REQUEST', `services.${unbuilt}.x-denv.build: builds run in a source deploy's checkout (send source, not compose)`);
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       return startDeployment(db, bus, { team: auth.team, project: project.id, envName: body.env, spec, warm, target: body.target ?? null, envelopes });

@@ -3,6 +3,7 @@ import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
 import { sourcePayload } from '../../source/checkout-payload.js';
+import { BUILD_FAILURE_PREFIX } from '../../../contracts/source.js';
 
 /** Per service (image or process, DESIGN §7): its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
 function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>): Record<string, unknown> {
@@ -38,6 +39,9 @@ export const prepare: PhaseDef = {
     });
     state.create = result;
     if (!result) throw new PhaseFailed('agent returned no result');
+    // A service whose x-denv.build failed: the version could not be prepared (its output's last lines say why).
+    const build = Object.entries(result.pipelines ?? {}).flatMap(([service, p]) => p.stages.filter((st) => st.status === 'failed' && st.detail?.startsWith(BUILD_FAILURE_PREFIX)).map((st) => `${service}: ${st.detail}`))[0];
+    if (build) throw new PhaseFailed(build, { version: state.version, outcome: result.outcome, ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}) });
     return ok({
       version: state.version,
       endpoints: result.endpoints,

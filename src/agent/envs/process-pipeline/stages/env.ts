@@ -23,7 +23,7 @@ export const env: ProcessStage = {
       if (service.adopted) return skipped(`${adoptedText(service)}: prepared when it started`);
       const { ctx: agent, req } = run;
       return await run.preparing.run(async () => {
-        const checkout = req.source ? await ensureCheckout(agent, service.id.env, req.source) : null;
+        const checkout = req.source ? { dir: await ensureCheckout(agent, service.id.env, req.source), commit: req.source.commit } : null;
         let plan = await prepareService(agent, service.id, service.spec, run.datasets, req.files, checkout);
         if (updateOrder(service.spec) === 'stop-first' || plan.fixedPort) {
           // Clients keep their address: the only interruption is the stop-to-healthy window.
@@ -35,12 +35,14 @@ export const env: ProcessStage = {
           }
         }
         service.plan = plan;
-        return ok(`port ${plan.port}${service.takeover ? ` (taken over from version ${service.takeover.version})` : ''}`, {
+        const built = plan.build ? `; build ${plan.build.cached ? 'cached' : `ran in ${plan.build.took_ms} ms`}` : '';
+        return ok(`port ${plan.port}${service.takeover ? ` (taken over from version ${service.takeover.version})` : ''}${built}`, {
           port: plan.port,
           user: plan.identity ? plan.identity.name ?? plan.identity.uid : null,
           pid_namespace: plan.pidNamespace,
           files: Object.keys(plan.grants).length,
           ...(req.source ? { source: { commit: req.source.commit, cwd: plan.cwd } } : {}),
+          ...(plan.build ? { build: { command: plan.build.command, cached: plan.build.cached, took_ms: plan.build.took_ms } } : {}),
         });
       });
     } catch (err) {
