@@ -14,6 +14,7 @@ import { registerDeployments } from './commands/deployments.js';
 import { registerDev } from './commands/dev.js';
 import { registerEdge } from './commands/edge.js';
 import { registerProject } from './commands/project.js';
+import { registerPreview } from './commands/preview.js';
 import { registerEnrollmentKey } from './commands/enrollment-key.js';
 import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
@@ -81,6 +82,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerTokens(program);
   registerEdge(program);
   registerProject(program);
+  registerPreview(program);
   registerSign(program);
   registerPreflight(program);
   registerConfig(program);

@@ -71,6 +71,11 @@ export const deployBody = z.strictObject({
   /** One signed envelope per image service (`envelope` is the one-service form; both may be sent). */
   envelopes: z.array(z.strictObject({ payload: z.string().max(64 * 1024), signature: z.string().max(4096) })).max(100).optional(),
 });
+/** `POST /v1/projects/{p}/previews`: the linked repository at `ref`, in preview env `name` (default preview-<ref>). */
+export const previewBody = z.strictObject({
+  ref: z.string().min(1).max(255),
+  name: slug.optional(),
+});
 export const createEnrollmentKeyBody = z.strictObject({
   /** Seconds until the key expires (default 1 h). */
   expires_in: z.number().int().min(1).max(30 * 24 * 3600).default(3600),

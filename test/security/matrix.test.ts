@@ -85,6 +85,8 @@ describe('cross-team matrix and masking', () => {
     const idFor = (path: string, name: string): string => {
       if (name === 'env') return a.env;
       if (name === 'project') return a.project;
+      // A's env by name (previews are addressed by env name within the project).
+      if (name === 'name' && path.startsWith('/v1/projects/{project}/previews/')) return 'production';
       if (name === 'id') {
         if (path.startsWith('/v1/deployments/')) return a.deployment;
         if (path.startsWith('/v1/hosts/')) return a.host;
@@ -104,6 +106,7 @@ describe('cross-team matrix and masking', () => {
       'POST /v1/envs/{env}/rollback': { version: a.version },
       'POST /v1/envs/{env}/replan': { guidance: 'x' },
       'POST /v1/teams': { name: 'charlie' },
+      'POST /v1/projects/{project}/previews': { ref: 'main' },
     };
     const out = [];
     for (const [path, ops] of Object.entries(doc.paths)) {

@@ -7,10 +7,12 @@
  *
  * Once the signature holds, the delivery is recorded by `X-GitHub-Delivery` before anything
  * happens: a delivery sent again answers its first outcome and starts nothing. `ping` answers ok;
- * `push` goes through decidePush (source/github-push.ts): a push to the default branch of an
+ * `push` goes through decidePush (source/github-events.ts): a push to the default branch of an
  * auto-upgrade project deploys that commit to production (the env passes through `upgrading`) with
  * `deployment.source {sha, branch, repo}` on the deployment; anything else is answered with why it
- * was ignored. Every delivery is audited as `hook.received` on `project:<id>`.
+ * was ignored. `pull_request` opened/reopened/synchronize deploys the head commit to the preview
+ * env `pr-<n>` (forked from production's latest healthy snapshot when new: source/previews.ts);
+ * closed tears it down. Every delivery is audited as `hook.received` on `project:<id>`.
  *
  * The body is read as text in a scope of its own (the signature covers bytes, not a re-serialised
  * object), capped at 1 MiB (GitHub caps payloads at 25 MiB, but a push's is small).
@@ -19,7 +21,8 @@ import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DenvError } from '../../contracts/errors.js';
 import { sourceSpec } from '../source/source-spec.js';
-import { decidePush } from '../source/github-push.js';
+import { decidePullRequest, decidePush } from '../source/github-events.js';
+import { closePreview, openPreview, prPreviewName } from '../source/previews.js';
 import { appendEvent } from '../store/events.js';
 import type { ProjectRow } from '../store/rows.js';
 import type { ApiContext } from './route.js';
@@ -77,6 +80,13 @@ async function handle(ctx: ApiContext, req: FastifyRequest, reply: FastifyReply)
 
 async function act(ctx: ApiContext, project: ProjectRow, event: string, payload: unknown): Promise<Record<string, unknown>> {
   if (event === 'ping') return { ignored: 'ping' };
+  if (event === 'pull_request') {
+    const pr = decidePullRequest(payload);
+    if (pr.kind === 'ignore') return { ignored: pr.reason };
+    if (pr.kind === 'close') return { closed: await closePreview(ctx, project, prPreviewName(pr.number)) };
+    const started = await openPreview(ctx, project, { name: prPreviewName(pr.number), ref: pr.sha, branch: pr.branch });
+    return { ...started };
+  }
   if (event !== 'push') return { ignored: `event ${event} is not handled` };
   const decision = decidePush(project, payload);
   if (decision.kind === 'ignore') return { ignored: decision.reason };

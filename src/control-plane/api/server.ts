@@ -22,6 +22,7 @@ import { hostRoutes } from './hosts.js';
 import { registerGithubHook } from './github-hook.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
+import { previewRoutes } from './previews.js';
 import { sandboxRoutes } from './sandboxes.js';
 import { SMALL_BODY_LIMIT, type ApiContext, type Auth, type RouteDef } from './route.js';
 import { teamRoutes } from './teams.js';
@@ -40,7 +41,7 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes, ...previewRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {

@@ -4,6 +4,7 @@
  * the GitHub push webhook. A source deploy also gets seed 000's `deployment.source` event on its
  * deployment's subject, in the same transaction.
  */
+import type { EnvStage } from '../../contracts/domain.js';
 import type { Envelope } from '../../contracts/envelope.js';
 import type { Spec } from '../../contracts/spec.js';
 import type { Bus } from '../bus.js';
@@ -20,12 +21,17 @@ export interface DeployRequestInput {
   readonly warm: readonly string[] | null;
   readonly target: { readonly host?: string; readonly cloud?: string } | null;
   readonly envelopes?: readonly Envelope[];
+  /** Run first in the same transaction (a preview's fork, queued ahead of its deploy). */
+  readonly before?: (tx: Db) => Promise<void>;
+  /** The env's stage when this request creates it (default: production for `production`, else preview). */
+  readonly stage?: EnvStage;
 }
 
 export async function startDeployment(db: Db, bus: Bus, r: DeployRequestInput) {
   const out = await db.tx(async (tx) => {
+    await r.before?.(tx);
     const { env, deployment: dep } = await requestDeploy(tx, {
-      team: r.team, project: r.project, envName: r.envName, stage: r.envName === 'production' ? 'production' : 'preview',
+      team: r.team, project: r.project, envName: r.envName, stage: r.stage ?? (r.envName === 'production' ? 'production' : 'preview'),
       params: { spec: r.spec, warm: r.warm, target: r.target, ...(r.envelopes && r.envelopes.length > 0 ? { envelopes: [...r.envelopes] } : {}) },
     });
     const source = r.spec.source;

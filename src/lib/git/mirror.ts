@@ -61,7 +61,8 @@ export class GitMirror {
     return gitEnv({ home: this.o.dir, allowFile: this.o.allowFile });
   }
 
-  /** Fetch every branch and tag from the repository (force: a rewritten branch is followed). */
+  /** Fetch every branch and tag from the repository (force: a rewritten branch is followed), and
+   *  GitHub's pull request heads (`refs/pull/<n>/head`: a fork's commits are only there). */
   async fetch(): Promise<void> {
     if (!existsSync(path.join(this.o.dir, 'HEAD'))) {
       await mkdir(this.o.dir, { recursive: true, mode: 0o700 });
@@ -70,7 +71,7 @@ export class GitMirror {
     const secrets = await mkdtemp(path.join(tmpdir(), 'denv-git-'));
     try {
       const env = await this.fetchEnv(secrets);
-      await this.git(['fetch', '--quiet', '--prune', '--force', '--no-tags', '--', this.o.url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], env).catch((err: unknown) => {
+      await this.git(['fetch', '--quiet', '--prune', '--force', '--no-tags', '--', this.o.url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*', '+refs/pull/*/head:refs/pull/*/head'], env).catch((err: unknown) => {
         throw new DenvError('REPO_UNAVAILABLE', `cannot fetch ${this.o.url}: ${redact(gitReason(err), this.o.credentials)}`);
       });
     } finally {

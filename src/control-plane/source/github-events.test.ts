@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { decidePush } from './github-push.js';
+import { decidePullRequest, decidePush } from './github-events.js';
 
 // GitHub's own payloads (@octokit/webhooks-examples): a branch push, a tag push, a deleted tag.
 const examples = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as { name: string; examples: Record<string, unknown>[] }[];
@@ -22,5 +22,21 @@ describe('decidePush', () => {
     expect(decidePush(project, { ...deletedTag, ref: 'refs/heads/master' })).toEqual({ kind: 'ignore', reason: 'branch master was deleted' });
     expect(decidePush(project, { zen: 'hi' })).toEqual({ kind: 'ignore', reason: 'not a push payload (no ref and after)' });
     expect(decidePush(project, { ...branchPush, after: 'HEAD~1' })).toEqual({ kind: 'ignore', reason: '"after" is not a commit id' });
+  });
+});
+
+describe('decidePullRequest', () => {
+  const prs = examples.find((e) => e.name === 'pull_request')!.examples as { action: string; number: number; pull_request: { head: { sha: string; ref: string } } }[];
+  const of = (action: string) => prs.find((p) => p.action === action)!;
+  it('opened, reopened and synchronize deploy the head commit to the PR\'s preview; closed closes it', () => {
+    for (const action of ['opened', 'reopened', 'synchronize']) {
+      const p = of(action);
+      expect(decidePullRequest(p), action).toEqual({ kind: 'open', number: p.number, sha: p.pull_request.head.sha, branch: p.pull_request.head.ref });
+    }
+    expect(decidePullRequest(of('closed'))).toEqual({ kind: 'close', number: of('closed').number });
+  });
+  it('other actions and other payloads change nothing', () => {
+    expect(decidePullRequest(of('labeled'))).toEqual({ kind: 'ignore', reason: 'pull request action labeled changes no preview' });
+    expect(decidePullRequest({ zen: 'hi' })).toEqual({ kind: 'ignore', reason: 'not a pull_request payload (no action, number and head)' });
   });
 });
