@@ -229,6 +229,16 @@ describe('source deploys', () => {
       expect(again).toMatchObject({ status: 200, body: { duplicate: true, outcome: { deployment: dep.id } } });
       expect((await h.api.get('/v1/deployments?limit=500')).body.items.length).toBe(deployments + 1);
       expect(envCreates()).toBe(creates + 1);
+
+      // A delivery that started nothing (its commit not pushed yet) is not remembered: GitHub's redelivery deploys it.
+      const four = await commit(work, { 'message.txt': 'four' }, 'four');
+      const early = await hook(pushOf('main', four), { delivery: 'too-early' });
+      expect(early).toMatchObject({ status: 404, body: { error: { code: 'NOT_FOUND' } } });
+      await git(work, 'push', '-q', bare, 'main');
+      const redelivered = await hook(pushOf('main', four), { delivery: 'too-early' });
+      expect(redelivered.status, JSON.stringify(redelivered.body)).toBe(202);
+      expect((await h.api.finished(redelivered.body.deployment)).status).toBe('succeeded');
+      expect(await (await fetch((await h.api.get(`/v1/envs/${env.id}`)).body.endpoints[0].url)).text()).toBe('four');
     });
   });
 

@@ -6,7 +6,8 @@
  * nothing (one answer for all four: a caller without the secret learns nothing about projects).
  *
  * Once the signature holds, the delivery is recorded by `X-GitHub-Delivery` before anything
- * happens: a delivery sent again answers its first outcome and starts nothing. `ping` answers ok;
+ * happens: a delivery sent again answers its first outcome and starts nothing. One that failed
+ * before starting anything (the repository unreachable) is forgotten, so a redelivery retries it. `ping` answers ok;
  * `push` goes through decidePush (source/github-events.ts): a push to the default branch of an
  * auto-upgrade project deploys that commit to production (the env passes through `upgrading`) with
  * `deployment.source {sha, branch, repo}` on the deployment; anything else is answered with why it
@@ -69,8 +70,10 @@ async function handle(ctx: ApiContext, req: FastifyRequest, reply: FastifyReply)
     return { delivery, duplicate: true, outcome: seen[0]?.outcome ?? null };
   }
   const outcome = await act(ctx, project, event, payload).catch(async (err: unknown) => {
-    // A deploy that could not be requested (repository unreachable …): recorded, and GitHub shows the error.
-    await record(ctx, project, delivery, event, { error: (err as Error).message });
+    // Nothing was started (the repository unreachable …): forget the delivery, so GitHub's
+    // redelivery tries again, and audit the error (GitHub shows it too).
+    await ctx.db.query('delete from webhook_deliveries where delivery = $1', [delivery]);
+    await appendEvent(ctx.db, { team: project.team, subject: `project:${project.id}`, type: 'hook.received', data: { source: 'github', delivery, event, error: (err as Error).message } });
     throw err;
   });
   await record(ctx, project, delivery, event, outcome);
