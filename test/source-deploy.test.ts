@@ -266,7 +266,7 @@ http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : greet())
       await git(root, 'clone', '-q', '--bare', npmWork, npmBare);
       expect((await h.api.post('/v1/projects', { name: 'npmapp', repo: `file://${npmBare}`, branch: 'main' })).status).toBe(201);
 
-      const envDetail = (dep: { phases: { name: string; evidence: any }[] }) => dep.phases.find((p) => p.name === 'prepare')!.evidence.pipelines.web.stages.find((st: { name: string }) => st.name === 'env').detail as string;
+      const envDetail = (dep: { phases: readonly { name: string; evidence: any }[] }) => dep.phases.find((p) => p.name === 'prepare')!.evidence.pipelines.web.stages.find((st: { name: string }) => st.name === 'env').detail as string;
       const first = await deploySource('npmapp', 'production', {});
       expect(first.answer).toBe('hello from an npm dependency');
       expect(envDetail(first.dep)).toMatch(/; build ran in \d+ ms$/);
