@@ -21,9 +21,9 @@
 import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DenvError } from '../../contracts/errors.js';
-import { sourceSpec } from '../source/source-spec.js';
+import { sourceSpec } from './source-spec.js';
 import { decidePullRequest, decidePush } from '../source/github-events.js';
-import { closePreview, openPreview, prPreviewName } from '../source/previews.js';
+import { closePreview, openPreview, prPreviewName } from './preview-envs.js';
 import { appendEvent } from '../store/events.js';
 import type { ProjectRow } from '../store/rows.js';
 import type { ApiContext } from './route.js';

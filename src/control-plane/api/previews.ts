@@ -6,7 +6,7 @@
  */
 import { previewBody } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
-import { branchPreviewName, closePreview, openPreview } from '../source/previews.js';
+import { branchPreviewName, closePreview, openPreview } from './preview-envs.js';
 import { findProject } from './lookup.js';
 import { route } from './route.js';
 

@@ -10,7 +10,7 @@ import { checkSignedDeploy } from './signed-deploy.js';
 import { listPage } from './paging.js';
 import { COMPOSE_BODY_LIMIT, route } from './route.js';
 import type { Compose } from './spec-loader.js';
-import { sourceSpec } from '../source/source-spec.js';
+import { sourceSpec } from './source-spec.js';
 import { startDeployment } from './start-deployment.js';
 
 

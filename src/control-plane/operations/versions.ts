@@ -8,7 +8,7 @@ import type { Spec } from '../../contracts/spec.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow } from '../store/rows.js';
 import type { PhaseContext } from './phase.js';
-import { sourcePayload } from '../source/checkout-payload.js';
+import { sourcePayload } from './source-payload.js';
 
 export interface VersionRecord {
   readonly id: string;

@@ -2,7 +2,7 @@ import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
-import { sourcePayload } from '../../source/checkout-payload.js';
+import { sourcePayload } from '../source-payload.js';
 import { BUILD_FAILURE_PREFIX } from '../../../contracts/source.js';
 
 /** Per service (image or process, DESIGN §7): its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */

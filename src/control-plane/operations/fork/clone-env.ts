@@ -1,6 +1,6 @@
 import type { PhaseContext } from '../phase.js';
 import type { VersionRecord } from '../versions.js';
-import { sourcePayload } from '../../source/checkout-payload.js';
+import { sourcePayload } from '../source-payload.js';
 
 /**
  * Ask `host` to make env `env` a fork of `source`: its datasets forked from the version's

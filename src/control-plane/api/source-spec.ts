@@ -4,9 +4,9 @@
  */
 import { DenvError } from '../../contracts/errors.js';
 import type { Spec } from '../../contracts/spec.js';
-import type { SpecLoader } from '../api/spec-loader.js';
+import type { SpecLoader } from './spec-loader.js';
 import type { ProjectRow } from '../store/rows.js';
-import type { SourceResolver } from './source-resolver.js';
+import type { SourceResolver } from '../source/source-resolver.js';
 
 export async function sourceSpec(specs: SpecLoader, sources: SourceResolver, project: ProjectRow, source: { readonly repo?: string; readonly ref?: string }): Promise<Spec> {
   if (source.repo !== undefined && source.repo !== project.repo) {

@@ -5,7 +5,7 @@
  */
 import type { SourceCheckout } from '../../contracts/source.js';
 import type { Spec } from '../../contracts/spec.js';
-import type { PhaseContext } from '../operations/phase.js';
+import type { PhaseContext } from './phase.js';
 import type { ProjectRow } from '../store/rows.js';
 
 export async function sourcePayload(ctx: Pick<PhaseContext, 'db' | 'config'>, env: string, spec: Pick<Spec, 'source'>): Promise<{ source?: SourceCheckout }> {
