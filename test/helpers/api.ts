@@ -25,10 +25,17 @@ export class Api {
 
   /** Resolve once the deployment reaches a terminal status (polls; the SSE stream has its own test). */
   async finished(id: string, timeoutMs = 60_000): Promise<Deployment> {
+    let last: Deployment | null = null;
     return waitFor(async () => {
       const { body } = await this.get<Deployment>(`/v1/deployments/${id}`);
+      last = body;
       return ['succeeded', 'failed', 'rolled_back'].includes(body.status) ? body : undefined;
-    }, timeoutMs, `deployment ${id} to finish`);
+    }, timeoutMs, `deployment ${id} to finish`).catch((err: Error) => {
+      // Where it stood, for whoever meets a timeout on a loaded machine: its status and each phase's.
+      const d = last as Deployment | null;
+      const where = d ? `${d.status}; phases: ${d.phases.map((p) => `${p.name} ${p.status}${p.started_at ? ` since ${p.started_at}` : ''}`).join(', ')}` : 'never read';
+      throw new Error(`${err.message} (last seen: ${where})`);
+    });
   }
 }
 
