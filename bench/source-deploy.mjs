@@ -14,7 +14,7 @@
 //                     poll until it answers;
 // and the ratios against "by hand". Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,7 @@ const write = (dir, files) => {
 
 // ---- the repository --------------------------------------------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'denv-bench-source-'));
+chmodSync(dir, 0o711); // services run as users of their own and must reach their directories below it
 const work = join(dir, 'work');
 const bare = join(dir, 'app.git');
 await git(dir, 'init', '-q', '-b', 'main', work);
@@ -69,7 +70,6 @@ const finished = (id) => until(async () => {
 const first = await api('POST', '/v1/projects/app/deploy', { source: {} });
 const firstDone = await finished(first.deployment.id);
 if (firstDone.status !== 'succeeded') throw new Error(`first deploy ${firstDone.status}: ${firstDone.error}`);
-const url = (await api('GET', `/v1/envs/${first.env.id}`)).endpoints[0].url;
 
 const pushMs = [];
 const cachedMs = [];
@@ -84,10 +84,15 @@ for (let i = 1; i <= runs; i++) {
   const res = await fetch(`${cp.url}/v1/hooks/github?project=app`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': `bench-${i}`, 'x-hub-signature-256': await sign(SECRET, body) }, body });
   const hook = await res.json();
   if (res.status !== 202) throw new Error(`webhook answered ${res.status}: ${JSON.stringify(hook)}`);
-  await until(async () => (await (await fetch(url)).text()) === marker, 300_000, `${marker} served`);
-  pushMs.push(performance.now() - t0);
   const done = await finished(hook.deployment);
   if (done.status !== 'succeeded') throw new Error(`push deploy ${done.status}: ${done.error}`);
+  // Each version listens on a port of its own: the env's endpoint after the deploy.
+  const url = (await api('GET', `/v1/envs/${first.env.id}`)).endpoints[0].url;
+  let seen = null;
+  await until(async () => (seen = await (await fetch(url)).text()) === marker, 30_000, `${marker} served`).catch((err) => {
+    throw new Error(`${err.message}: ${url} answered ${JSON.stringify(seen)}`);
+  });
+  pushMs.push(performance.now() - t0);
 
   // The same commit again: its build is reused.
   const t1 = performance.now();

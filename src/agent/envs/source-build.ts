@@ -21,7 +21,7 @@ import { BUILD_FAILURE_PREFIX } from '../../contracts/source.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { run } from '../../lib/exec.js';
 import type { Identity } from '../identity/identity.js';
-import { ownDir, ownTree } from '../identity/ownership.js';
+import { assertReachable, ownDir, ownTree } from '../identity/ownership.js';
 import { contextArgv } from '../runtimes/process/launch-argv.js';
 
 export const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -79,6 +79,8 @@ export async function ensureBuild(o: {
   await cp(o.checkout, staging, { recursive: true, preserveTimestamps: true });
   // The build writes its tree (node_modules …) as the service's user, who owns it from here on.
   if (o.identity) await ownTree(staging, o.identity);
+  // Refused with the reason rather than a build that fails on EACCES somewhere inside npm.
+  await assertReachable(path.join(staging, '.'), o.identity, 'the build directory');
   const out = await run(contextArgv(argv, o.identity), { cwd: staging, env, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES });
   const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
   await writeFile(`${dir}.log`, log, { mode: 0o600 });
