@@ -14,7 +14,7 @@
 //                     poll until it answers;
 // and the ratios against "by hand". Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,20 @@ const cp = await startControlPlane({ port: 0, dataDir: join(dir, 'cp'), allowFil
 const headers = { authorization: `Bearer ${cp.adminToken}`, 'content-type': 'application/json' };
 const api = async (method, path, body) => (await fetch(cp.url + path, { method, headers, body: body && JSON.stringify(body) })).json();
 const agent = spawn(process.execPath, [bin, 'agent', '--control', cp.url, '--enrollment-key', await cp.createEnrollmentKey(), '--data-dir', join(dir, 'agent')], { stdio: 'ignore' });
+/** Kill the app processes the agent started (they outlive it by design). */
+const stopServices = () => {
+  for (const env of (() => { try { return readdirSync(join(dir, 'agent', 'envs')); } catch { return []; } })()) {
+    try {
+      const state = JSON.parse(readFileSync(join(dir, 'agent', 'envs', env, 'state.json'), 'utf8'));
+      for (const s of state.services) if (s.pid) try { process.kill(-s.pid, 'SIGKILL'); } catch {}
+    } catch {}
+  }
+};
+// Whatever fails below, the agent and its apps do not outlive the bench.
+process.once('exit', () => {
+  agent.kill('SIGKILL');
+  stopServices();
+});
 await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.status === 'connected'), 30_000, 'agent');
 await api('POST', '/v1/projects', { name: 'app', repo: `file://${bare}`, branch: 'main', auto_upgrade: true, webhook_secret: SECRET });
 const finished = (id) => until(async () => {
@@ -105,10 +119,7 @@ for (let i = 1; i <= runs; i++) {
 }
 agent.kill('SIGTERM');
 await cp.close();
-try {
-  const state = JSON.parse(readFileSync(join(dir, 'agent', 'envs', first.env.id, 'state.json'), 'utf8'));
-  for (const s of state.services) if (s.pid) try { process.kill(-s.pid, 'SIGKILL'); } catch {}
-} catch {}
+stopServices();
 
 // ---- by hand: clone, npm ci, start, poll -----------------------------------------------------
 const handMs = [];
