@@ -126,6 +126,21 @@ describe('preview environments', () => {
     const env = (await h.api.get(`/v1/envs/${res.body.env}`)).body;
     expect(env).toMatchObject({ name: 'preview-feature', stage: 'preview' });
     expect(await text(env.endpoints[0].url)).toBe('feature v2');
+    // A push to its branch redeploys it (the webhook's push, not a pull request's).
+    await git(work, 'checkout', '-q', 'feature');
+    const head3 = await commit(work, { 'server.js': SERVER('feature v3') }, 'feature v3');
+    await git(work, 'push', '-q', bare, 'feature');
+    const body = JSON.stringify({ ref: 'refs/heads/feature', after: head3, deleted: false, repository: { full_name: 'acme/shop' } });
+    const pushed = await fetch(`${h.cp.url}/v1/hooks/github?project=shop`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'push-feature', 'x-hub-signature-256': await sign(SECRET, body) },
+      body,
+    });
+    const started = (await pushed.json()) as { env: string; deployment: string };
+    expect(pushed.status, JSON.stringify(started)).toBe(202);
+    expect(started.env).toBe(env.id);
+    await succeeded(started.deployment);
+    expect(await text(await urlOf(env.id))).toBe('feature v3');
     expect((await h.api.req('DELETE', '/v1/projects/shop/previews/preview-feature')).status).toBe(202);
     await waitFor(async () => (await h.api.get(`/v1/envs/${env.id}`)).body.status === 'torn_down', 60_000, 'the preview to be torn down');
     expect((await h.api.req('DELETE', '/v1/projects/shop/previews/preview-feature')).body.error.code).toBe('NOT_FOUND');

@@ -13,7 +13,8 @@
  * `deployment.source {sha, branch, repo}` on the deployment; anything else is answered with why it
  * was ignored. `pull_request` opened/reopened/synchronize deploys the head commit to the preview
  * env `pr-<n>` (forked from production's latest healthy snapshot when new: source/previews.ts);
- * closed tears it down. Every delivery is audited as `hook.received` on `project:<id>`.
+ * closed tears it down. A push to a branch with a preview made by hand (`preview-<branch>`)
+ * redeploys that preview. Every delivery is audited as `hook.received` on `project:<id>`.
  *
  * The body is read as text in a scope of its own (the signature covers bytes, not a re-serialised
  * object), capped at 1 MiB (GitHub caps payloads at 25 MiB, but a push's is small).
@@ -23,7 +24,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DenvError } from '../../contracts/errors.js';
 import { sourceSpec } from './source-spec.js';
 import { decidePullRequest, decidePush } from '../source/github-events.js';
-import { closePreview, openPreview, prPreviewName } from './preview-envs.js';
+import { branchPreviewName, closePreview, openPreview, prPreviewName } from './preview-envs.js';
 import { appendEvent } from '../store/events.js';
 import type { ProjectRow } from '../store/rows.js';
 import type { ApiContext } from './route.js';
@@ -92,12 +93,27 @@ async function act(ctx: ApiContext, project: ProjectRow, event: string, payload:
   }
   if (event !== 'push') return { ignored: `event ${event} is not handled` };
   const decision = decidePush(project, payload);
-  if (decision.kind === 'ignore') return { ignored: decision.reason };
+  if (decision.kind === 'ignore') {
+    // A push to a branch that has a preview made by hand (denv preview create --ref <branch>) redeploys it.
+    const preview = await branchPreview(ctx, project, payload);
+    if (preview) return { ...(await openPreview(ctx, project, preview)) };
+    return { ignored: decision.reason };
+  }
   const spec = await sourceSpec(ctx.specs, ctx.sources, project, { ref: decision.sha });
   const started = await startDeployment(ctx.db, ctx.bus, {
     team: project.team, project: project.id, envName: decision.env, spec: { ...spec, source: { ...spec.source!, ref: decision.branch, branch: decision.branch } }, warm: null, target: null,
   });
   return { deployment: started.deployment.id, env: started.env.id };
+}
+
+/** The preview env `preview-<branch>` a push payload's branch has, if it is live: where to deploy the pushed commit. */
+async function branchPreview(ctx: ApiContext, project: ProjectRow, payload: unknown): Promise<{ name: string; ref: string; branch: string } | null> {
+  const p = payload as { ref?: unknown; after?: unknown; deleted?: unknown };
+  if (typeof p.ref !== 'string' || !p.ref.startsWith('refs/heads/') || typeof p.after !== 'string' || !/^[0-9a-f]{40}$/.test(p.after) || /^0{40}$/.test(p.after) || p.deleted === true) return null;
+  const branch = p.ref.slice('refs/heads/'.length);
+  const name = branchPreviewName(branch);
+  const rows = await ctx.db.query("select 1 from envs where project = $1 and name = $2 and stage = 'preview' and status not in ('torn_down', 'separated', 'tearing_down')", [project.id, name]);
+  return rows.length > 0 ? { name, ref: p.after, branch } : null;
 }
 
 async function record(ctx: ApiContext, project: ProjectRow, delivery: string, event: string, outcome: Record<string, unknown>): Promise<void> {
