@@ -18,10 +18,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, sleep } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -32,8 +32,6 @@ const { PROTOCOL_VERSION } = await import(join(root, 'dist', 'contracts', 'proto
 const { DEFAULT_ADMISSION } = await import(join(root, 'dist', 'control-plane', 'gateway', 'agent-gateway.js'));
 const preHelloKiB = DEFAULT_ADMISSION.preHelloMaxBytes / 1024;
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const freePort = () => new Promise((r) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 
 // ---- attacker mode: `node bench/abuse.mjs --attack a|b|c --url U --token T` (a child of the run) --

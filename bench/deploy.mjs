@@ -10,10 +10,10 @@
 // `denv dev` on a fresh data dir and on the reused one. Needs `npm run build` first.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, median, sleep } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -22,12 +22,6 @@ const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 20;
 const { startControlPlane } = await import(join(root, 'dist', 'control-plane', 'control-plane.js'));
 const { parse } = await import('yaml');
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const freePort = () => new Promise((r) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
 async function until(check, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -58,7 +52,7 @@ const dir = mkdtempSync(join(tmpdir(), 'denv-bench-'));
 const cp = await startControlPlane({ port: 0, dataDir: join(dir, 'cp'), log: () => {} });
 const headers = { authorization: `Bearer ${cp.adminToken}`, 'content-type': 'application/json' };
 const api = async (method, path, body) => (await fetch(cp.url + path, { method, headers, body: body && JSON.stringify(body) })).json();
-const agent = spawn(process.execPath, [bin, 'agent', '--control', cp.url, '--enrollment-key', await cp.createEnrollmentKey(), '--data-dir', join(dir, 'agent')], { stdio: 'ignore' });
+const agent = spawn(process.execPath, [bin, 'agent', '--control', cp.url, '--enrollment-key', await cp.createEnrollmentKey(), '--data-dir', join(dir, 'agent'), '--allow-path', helloDir], { stdio: 'ignore' });
 await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.status === 'connected'), 30_000, 'agent');
 await api('POST', '/v1/projects', { name: 'hello' });
 const compose = parse(readFileSync(join(helloDir, 'compose.yaml'), 'utf8'));

@@ -20,6 +20,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, sleep } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
@@ -30,8 +31,6 @@ const { CaddyProxy } = await import(join(root, 'dist', 'edge', 'caddy', 'caddy-p
 const { EdgeRelay } = await import(join(root, 'dist', 'agent', 'edge', 'edge-relay.js'));
 const { PortRegistry } = await import(join(root, 'dist', 'agent', 'ports.js'));
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const freePort = () => new Promise((r) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
 const HOST = 'app.example.test';
 
 // Two versions of an app: GET answers its name, POST reads the body first.

@@ -18,6 +18,7 @@ import { mkdirSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, clos
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, sleep } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -27,11 +28,6 @@ const sizesMiB = arg('--sizes', '10,1024').split(',').map(Number);
 const { startControlPlane } = await import(join(root, 'dist', 'control-plane', 'control-plane.js'));
 const { runOrThrow, run } = await import(join(root, 'dist', 'lib', 'exec.js'));
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(check, timeoutMs, what, everyMs = 2) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -24,11 +24,11 @@
 // PostgreSQL to another port (from the prepare evidence's endpoints).
 import { spawn } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { freePort, median, until } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -43,21 +43,7 @@ const { default: pg } = await import('pg');
 if (process.getuid?.() !== 0) throw new Error('run as root: PostgreSQL runs as user postgres');
 if (!existsSync(join(PG_BIN, 'postgres'))) throw new Error(`${PG_BIN}/postgres is missing: install Debian's postgresql-15`);
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const freePort = () => new Promise((r) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
-async function until(check, timeoutMs, what, everyMs = 5) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 /** Milliseconds on a clock shared by this thread and the probe workers. */
 const now = () => performance.timeOrigin + performance.now();

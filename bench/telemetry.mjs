@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { sleep } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const arg = (name, dflt) => {
@@ -37,7 +38,6 @@ if (!adminUrl) {
   console.error('error: set DENV_BENCH_DATABASE_URL (or DENV_TEST_DATABASE_URL) to a PostgreSQL server URL; the bench counts rows and bytes there');
   process.exit(2);
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(check, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -161,6 +161,10 @@ describe('source deploys', () => {
     const deployed = await cli(['deploy', '--project', 'clisrc', '--source', '--watch']);
     expect(deployed.code, deployed.output).toBe(0);
     expect(deployed.output).toMatch(/succeeded/);
+    // A project that does not exist yet is created, linked.
+    const fresh = await cli(['project', 'link', 'newsrc', '--repo', `file://${bare}`, '--branch', 'main']);
+    expect(fresh.code, fresh.output).toBe(0);
+    expect((await h.api.get('/v1/projects/newsrc')).body).toMatchObject({ name: 'newsrc', repo: `file://${bare}`, branch: 'main' });
     const shown = await cli(['project', 'show', 'clisrc', '--json']);
     expect(JSON.parse(shown.output)).toMatchObject({ name: 'clisrc', branch: 'main', git_credentials: { kind: 'token' }, auto_upgrade: false });
   });

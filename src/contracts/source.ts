@@ -38,7 +38,3 @@ export const sourceCheckoutSchema = z.strictObject({
   credentials: gitCredentialsSchema.nullable(),
   allow_file: z.boolean(),
 });
-
-/** How a failed `x-denv.build` begins its message (the agent's env stage detail): the deploy's
- *  `prepare` phase fails with it, since the version could not be prepared. */
-export const BUILD_FAILURE_PREFIX = 'x-denv.build ';

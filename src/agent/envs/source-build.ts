@@ -8,7 +8,7 @@
  * `key` hashes what decides the result: the commit, the argv, the user and the environment the
  * build sees. The same key again reuses the tree (`cached`); a build is made in a staging copy and
  * renamed into place only when it exited 0, so a failed or interrupted build is never reused.
- * Run without a shell (lib/exec), bounded by BUILD_TIMEOUT_MS; a failure is an AGENT_ERROR ending
+ * Run without a shell (lib/exec), bounded by BUILD_TIMEOUT_MS; a failure is a BuildFailed ending
  * with the build's last lines. Builds of one service are serialised; other services build in turn
  * (the version's services are prepared one at a time).
  */
@@ -17,7 +17,6 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
-import { BUILD_FAILURE_PREFIX } from '../../contracts/source.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { run } from '../../lib/exec.js';
 import type { Identity } from '../identity/identity.js';
@@ -27,6 +26,13 @@ import { contextArgv } from '../runtimes/process/launch-argv.js';
 export const BUILD_TIMEOUT_MS = 30 * 60_000;
 const LOG_BYTES = 256 * 1024;
 const TAIL_LINES = 20;
+
+/** A build that ran and failed (not one that could not be set up): the deploy's `prepare` fails with it. */
+export class BuildFailed extends DenvError {
+  constructor(readonly command: readonly string[], message: string) {
+    super('AGENT_ERROR', message);
+  }
+}
 
 export interface BuildResult {
   readonly dir: string;
@@ -87,7 +93,7 @@ export async function ensureBuild(o: {
   if (out.exitCode !== 0) {
     await rm(staging, { recursive: true, force: true });
     const how = out.timedOut ? `timed out after ${BUILD_TIMEOUT_MS / 60_000} min` : out.signal ? `was killed by ${out.signal}` : `exited with code ${out.exitCode}`;
-    throw new DenvError('AGENT_ERROR', `${BUILD_FAILURE_PREFIX}${JSON.stringify(argv)} ${how}:\n${tailLines(log) || '(no output)'}`);
+    throw new BuildFailed(argv, `x-denv.build ${JSON.stringify(argv)} ${how}:\n${tailLines(log) || '(no output)'}`);
   }
   await mkdir(root, { recursive: true });
   await rename(staging, dir);

@@ -89,7 +89,7 @@ export function registerProject(program: Command): void {
     });
   project
     .command('link <project>')
-    .description('link a repository: source deploys check it out at a branch, tag or commit')
+    .description('link a repository (creating the project if needed): source deploys check it out at a branch, tag or commit')
     .requiredOption('--repo <address>', 'https://…, ssh://…, user@host:path or git://… (file://… under denv dev)')
     .option('--branch <name>', 'the default branch: what --source without a ref and auto-upgrade deploy')
     .option('--compose-path <path>', 'where the Compose file is in the repository (default compose.yaml)')
@@ -105,7 +105,13 @@ export function registerProject(program: Command): void {
     .option('--json', 'print the project as JSON')
     .action(async (name: string, _o: unknown, c: Command) => {
       const opts = optionsOf<LinkOptions>(c);
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, await linkBody(opts));
+      const client = clientFor(c);
+      const body = await linkBody(opts);
+      // A project that does not exist yet is created linked (as `denv deploy` creates one on first use).
+      const p = await client.patch<Project>(`/v1/projects/${seg(name)}`, body).catch((err: unknown) => {
+        if (err instanceof CliError && err.status === 404) return client.post<Project>('/v1/projects', { name, ...body });
+        throw err;
+      });
       say(opts.json ? toJson(p) : formatProject(p));
     });
   project

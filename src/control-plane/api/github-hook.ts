@@ -7,12 +7,13 @@
  *
  * Once the signature holds, the delivery is recorded by `X-GitHub-Delivery` before anything
  * happens: a delivery sent again answers its first outcome and starts nothing. One that failed
- * before starting anything (the repository unreachable) is forgotten, so a redelivery retries it. `ping` answers ok;
+ * before starting anything (the repository unreachable) is forgotten, so a redelivery retries it.
+ * `ping` answers ok;
  * `push` goes through decidePush (source/github-events.ts): a push to the default branch of an
  * auto-upgrade project deploys that commit to production (the env passes through `upgrading`) with
  * `deployment.source {sha, branch, repo}` on the deployment; anything else is answered with why it
  * was ignored. `pull_request` opened/reopened/synchronize deploys the head commit to the preview
- * env `pr-<n>` (forked from production's latest healthy snapshot when new: source/previews.ts);
+ * env `pr-<n>` (forked from production's latest healthy snapshot when new: preview-envs.ts);
  * closed tears it down. A push to a branch with a preview made by hand (`preview-<branch>`)
  * redeploys that preview. Every delivery is audited as `hook.received` on `project:<id>`.
  *
@@ -23,8 +24,8 @@ import { verify } from '@octokit/webhooks-methods';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DenvError } from '../../contracts/errors.js';
 import { sourceSpec } from './source-spec.js';
-import { decidePullRequest, decidePush } from '../source/github-events.js';
-import { branchPreviewName, closePreview, openPreview, prPreviewName } from './preview-envs.js';
+import { decidePullRequest, decidePush, pushedCommit } from '../source/github-events.js';
+import { branchPreview, closePreview, openPreview, prPreviewName } from './preview-envs.js';
 import { appendEvent } from '../store/events.js';
 import type { ProjectRow } from '../store/rows.js';
 import type { ApiContext } from './route.js';
@@ -95,8 +96,11 @@ async function act(ctx: ApiContext, project: ProjectRow, event: string, payload:
   const decision = decidePush(project, payload);
   if (decision.kind === 'ignore') {
     // A push to a branch that has a preview made by hand (denv preview create --ref <branch>) redeploys it.
-    const preview = await branchPreview(ctx, project, payload);
-    if (preview) return { ...(await openPreview(ctx, project, preview)) };
+    const pushed = pushedCommit(payload);
+    if ('sha' in pushed) {
+      const preview = await branchPreview(ctx.db, project.id, pushed.branch);
+      if (preview) return { ...(await openPreview(ctx, project, { name: preview.name, ref: pushed.sha, branch: pushed.branch })) };
+    }
     return { ignored: decision.reason };
   }
   const spec = await sourceSpec(ctx.specs, ctx.sources, project, { ref: decision.sha });
@@ -104,16 +108,6 @@ async function act(ctx: ApiContext, project: ProjectRow, event: string, payload:
     team: project.team, project: project.id, envName: decision.env, spec: { ...spec, source: { ...spec.source!, ref: decision.branch, branch: decision.branch } }, warm: null, target: null,
   });
   return { deployment: started.deployment.id, env: started.env.id };
-}
-
-/** The preview env `preview-<branch>` a push payload's branch has, if it is live: where to deploy the pushed commit. */
-async function branchPreview(ctx: ApiContext, project: ProjectRow, payload: unknown): Promise<{ name: string; ref: string; branch: string } | null> {
-  const p = payload as { ref?: unknown; after?: unknown; deleted?: unknown };
-  if (typeof p.ref !== 'string' || !p.ref.startsWith('refs/heads/') || typeof p.after !== 'string' || !/^[0-9a-f]{40}$/.test(p.after) || /^0{40}$/.test(p.after) || p.deleted === true) return null;
-  const branch = p.ref.slice('refs/heads/'.length);
-  const name = branchPreviewName(branch);
-  const rows = await ctx.db.query("select 1 from envs where project = $1 and name = $2 and stage = 'preview' and status not in ('torn_down', 'separated', 'tearing_down')", [project.id, name]);
-  return rows.length > 0 ? { name, ref: p.after, branch } : null;
 }
 
 async function record(ctx: ApiContext, project: ProjectRow, delivery: string, event: string, outcome: Record<string, unknown>): Promise<void> {

@@ -20,3 +20,8 @@ export async function findDeployment(db: Db, team: string, id: string): Promise<
   if (!rows[0]) throw new DenvError('NOT_FOUND', `deployment "${id}" not found`);
   return rows[0];
 }
+
+/** The env named `name` in project `project` that is not torn down or separated (names are unique among those), or null. */
+export async function liveEnvNamed(db: Db, project: string, name: string): Promise<EnvRow | null> {
+  return (await db.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated')", [project, name]))[0] ?? null;
+}

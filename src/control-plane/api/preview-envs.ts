@@ -8,6 +8,7 @@
  */
 import { DenvError } from '../../contracts/errors.js';
 import type { EnvRow, ProjectRow } from '../store/rows.js';
+import { liveEnvNamed } from './lookup.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import { assertForkable, createFork } from './fork-source.js';
@@ -22,16 +23,18 @@ export const prPreviewName = (n: number) => `pr-${n}`;
 
 /** An env name for a branch's preview: `preview-<branch>`, lowercased, other characters as `-` (≤ 63). */
 export function branchPreviewName(ref: string): string {
-  const s = `preview-${ref.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`.slice(0, 63).replace(/-+$/, '');
-  return s;
+  return `preview-${ref.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`.slice(0, 63).replace(/-+$/, '');
 }
 
-const liveEnv = async (db: Db, project: string, name: string) =>
-  (await db.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated')", [project, name]))[0] ?? null;
+/** The live preview made by hand for `branch` (`preview-<branch>`), or null. */
+export async function branchPreview(db: Db, project: string, branch: string): Promise<EnvRow | null> {
+  const env = await liveEnvNamed(db, project, branchPreviewName(branch));
+  return env && env.stage === 'preview' && env.status !== 'tearing_down' ? env : null;
+}
 
 /** Production's latest healthy snapshot that can still be forked; null when there is none. */
 async function productionSnapshot(db: Db, project: string): Promise<VersionRecord | null> {
-  const prod = await liveEnv(db, project, 'production');
+  const prod = await liveEnvNamed(db, project, 'production');
   if (!prod) return null;
   const ids = await db.query<{ id: string }>('select id from versions where env = $1 and healthy and snapshot is not null order by number desc limit 10', [prod.id]);
   for (const { id } of ids) {
@@ -57,7 +60,7 @@ export async function openPreview(ctx: ApiContext, project: ProjectRow, o: { rea
   const started = await startDeployment(ctx.db, ctx.bus, {
     team: project.team, project: project.id, envName: o.name, stage: 'preview', spec: { ...spec, source }, warm: null, target: null,
     async before(tx) {
-      if (await liveEnv(tx, project.id, o.name)) return;
+      if (await liveEnvNamed(tx, project.id, o.name)) return;
       const snapshot = await productionSnapshot(tx, project.id);
       if (!snapshot) return;
       const fork = await createFork(tx, { team: project.team, project: project.id, name: o.name, stage: 'preview', version: snapshot });
@@ -71,7 +74,7 @@ export async function openPreview(ctx: ApiContext, project: ProjectRow, o: { rea
 /** Tear the preview env `name` down; null when there is none. */
 export async function closePreview(ctx: ApiContext, project: ProjectRow, name: string): Promise<{ env: string; deployment: string | null } | null> {
   const out = await ctx.db.tx(async (tx) => {
-    const env = await liveEnv(tx, project.id, name);
+    const env = await liveEnvNamed(tx, project.id, name);
     if (!env) return null;
     if (env.stage !== 'preview') throw new DenvError('BAD_REQUEST', `env ${name} is not a preview (its stage is ${env.stage})`);
     const done = await performAction(tx, project.team, env.id, 'teardown');

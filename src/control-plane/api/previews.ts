@@ -2,7 +2,7 @@
  * Preview environments by hand (issue 13; GitHub pull requests open and close them through the
  * webhook): `POST /v1/projects/{p}/previews {ref, name?}` deploys the linked repository at `ref`
  * to a preview env, forked from production's latest healthy snapshot when it is new;
- * `DELETE /v1/projects/{p}/previews/{name}` tears it down (source/previews.ts).
+ * `DELETE /v1/projects/{p}/previews/{name}` tears it down (preview-envs.ts).
  */
 import { previewBody } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';

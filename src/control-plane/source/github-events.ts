@@ -20,18 +20,26 @@ export type PushDecision =
   | { readonly kind: 'deploy'; readonly env: 'production'; readonly sha: string; readonly branch: string }
   | { readonly kind: 'ignore'; readonly reason: string };
 
-export function decidePush(project: { readonly branch: string | null; readonly auto_upgrade: boolean }, payload: unknown): PushDecision {
+/** The branch and commit a push payload puts there, or why it puts none (a tag, a deletion, not a push). */
+export function pushedCommit(payload: unknown): { readonly branch: string; readonly sha: string } | { readonly reason: string } {
   const p = pushPayload.safeParse(payload);
-  if (!p.success) return { kind: 'ignore', reason: 'not a push payload (no ref and after)' };
+  if (!p.success) return { reason: 'not a push payload (no ref and after)' };
   const { ref, after, deleted } = p.data;
-  if (!ref.startsWith('refs/heads/')) return { kind: 'ignore', reason: `${ref} is not a branch` };
+  if (!ref.startsWith('refs/heads/')) return { reason: `${ref} is not a branch` };
   const branch = ref.slice('refs/heads/'.length);
-  if (deleted || /^0{40}$/.test(after)) return { kind: 'ignore', reason: `branch ${branch} was deleted` };
-  if (!/^[0-9a-f]{40}$/.test(after)) return { kind: 'ignore', reason: `"after" is not a commit id` };
+  if (deleted || /^0{40}$/.test(after)) return { reason: `branch ${branch} was deleted` };
+  if (!/^[0-9a-f]{40}$/.test(after)) return { reason: `"after" is not a commit id` };
+  return { branch, sha: after };
+}
+
+export function decidePush(project: { readonly branch: string | null; readonly auto_upgrade: boolean }, payload: unknown): PushDecision {
+  const pushed = pushedCommit(payload);
+  if ('reason' in pushed) return { kind: 'ignore', reason: pushed.reason };
+  const { branch, sha } = pushed;
   if (project.branch === null) return { kind: 'ignore', reason: 'the project has no default branch' };
   if (branch !== project.branch) return { kind: 'ignore', reason: `push to ${branch}, not to the default branch ${project.branch}` };
   if (!project.auto_upgrade) return { kind: 'ignore', reason: 'auto_upgrade is off for this project' };
-  return { kind: 'deploy', env: 'production', sha: after, branch };
+  return { kind: 'deploy', env: 'production', sha, branch };
 }
 
 const pullRequestPayload = z.object({

@@ -2,14 +2,13 @@
  * The control plane's side of source deploys (issue 13): a project's linked repository is fetched
  * into `<dataDir>/sources/<project>.git`, the requested ref resolved to a commit, and the Compose
  * file read at that commit. The env's host fetches the same commit itself (agent
- * envs/source-checkout.ts); `checkoutFor` is what it is sent, credentials included.
+ * envs/source-checkout.ts) with what operations/source-payload.ts sends it, credentials included.
  *
  * One fetch per project at a time; different projects fetch in parallel.
  */
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
-import type { SourceCheckout } from '../../contracts/source.js';
-import type { SourceRef, Spec } from '../../contracts/spec.js';
+import type { SourceRef } from '../../contracts/spec.js';
 import { checkRef, checkRepoPath, GitMirror } from '../../lib/git/mirror.js';
 import { parseRepoUrl } from '../../lib/git/repo-url.js';
 import { KeyedMutex } from '../../lib/mutex.js';
@@ -63,11 +62,5 @@ export class SourceResolver {
       if (compose === null) throw new DenvError('BAD_REQUEST', `source: commit ${commit.slice(0, 12)} of ${project.repo} has no ${project.compose_path} (set compose_path on the project)`);
       return { source: { repo: project.repo!, ref: name, commit, branch: kind === 'branch' ? name : null, compose_path: project.compose_path }, compose };
     });
-  }
-
-  /** What the env's host is sent to run `spec`'s source (null for a Compose deploy). */
-  checkoutFor(project: Pick<ProjectRow, 'git_credentials'>, spec: Pick<Spec, 'source'>): SourceCheckout | null {
-    if (!spec.source) return null;
-    return { url: spec.source.repo, commit: spec.source.commit, credentials: project.git_credentials, allow_file: this.o.allowFile };
   }
 }

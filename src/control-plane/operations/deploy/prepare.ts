@@ -3,7 +3,6 @@ import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { connectedHost } from '../host-link.js';
 import { paramsOf, stateOf } from './state.js';
 import { sourcePayload } from '../source-payload.js';
-import { BUILD_FAILURE_PREFIX } from '../../../contracts/source.js';
 
 /** Per service (image or process, DESIGN §7): its terminal state and each stage's status (and detail), seed 004. No stage evidence: it stays on the agent's answer. */
 function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>): Record<string, unknown> {
@@ -11,6 +10,9 @@ function pipelineEvidence(pipelines: NonNullable<EnvCreateResult['pipelines']>):
     Object.entries(pipelines).map(([service, p]) => [service, { state: p.state, stages: p.stages.map((s) => ({ name: s.name, status: s.status, ...(s.detail ? { detail: s.detail } : {}) })) }]),
   );
 }
+
+/** A stage's evidence says its x-denv.build ran and failed (agent envs/process-pipeline/stages/env.ts). */
+const buildFailed = (evidence: Record<string, unknown> | undefined) => (evidence?.build as { failed?: boolean } | undefined)?.failed === true;
 
 /** Send env.create: the agent prepares datasets, starts the version's services on fresh ports
  *  beside any running version, waits for health and probes egress. Whether the services started
@@ -40,7 +42,7 @@ export const prepare: PhaseDef = {
     state.create = result;
     if (!result) throw new PhaseFailed('agent returned no result');
     // A service whose x-denv.build failed: the version could not be prepared (its output's last lines say why).
-    const build = Object.entries(result.pipelines ?? {}).flatMap(([service, p]) => p.stages.filter((st) => st.status === 'failed' && st.detail?.startsWith(BUILD_FAILURE_PREFIX)).map((st) => `${service}: ${st.detail}`))[0];
+    const build = Object.entries(result.pipelines ?? {}).flatMap(([service, p]) => p.stages.filter((st) => st.status === 'failed' && buildFailed(st.evidence)).map((st) => `${service}: ${st.detail}`))[0];
     if (build) throw new PhaseFailed(build, { version: state.version, outcome: result.outcome, ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}) });
     return ok({
       version: state.version,

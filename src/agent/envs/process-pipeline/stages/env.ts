@@ -11,6 +11,7 @@ import { serviceKey } from '../../../runtimes/process/service-env.js';
 import { messageOf } from '../../../../contracts/errors.js';
 import { prepareService } from '../../prepare-service.js';
 import { ensureCheckout } from '../../source-checkout.js';
+import { BuildFailed } from '../../source-build.js';
 import { updateOrder } from '../../start-order.js';
 import { adoptedText, refuse, type ProcessStage } from '../stage.js';
 
@@ -46,8 +47,9 @@ export const env: ProcessStage = {
         });
       });
     } catch (err) {
-      // Any error (EACCES, ENOSPC, a path the host does not allow) refuses the version.
-      return refuse(ctx, messageOf(err));
+      // Any error (EACCES, ENOSPC, a path the host does not allow) refuses the version; a failed
+      // build says so in its evidence (the control plane's prepare fails on it).
+      return refuse(ctx, messageOf(err), err instanceof BuildFailed ? { evidence: { build: { command: err.command, failed: true } } } : {});
     } finally {
       run.prepared(service.name);
     }
