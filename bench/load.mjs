@@ -14,9 +14,11 @@
 //     `--start-only` stops there; and the tree's RSS after the phases below and again --settle-s
 //     later, when the Compose loader's thread has ended (it ends after 30 s without a deploy);
 //   * API reads (GET /v1/envs with the admin token, open loop at --rate req/s: a request is sent
-//     on schedule whether or not the previous ones answered) p50/p99/max in three phases, each
-//     next to idle with the ratio:
-//       idle     one real agent connected, nothing happening (--idle-s);
+//     on schedule whether or not the previous ones answered) p50/p99/max in the phases below, and
+//     the CPU the server's process (all its threads) used per second of each, in cores; the ratio
+//     of a busy phase's p99 is to the idle phase after the deploys, which lists the same envs:
+//       idle     one real agent connected, nothing happening, no env yet (--idle-s); and again
+//                after the deploys, with their envs (--idle-s);
 //       deploys  --deploys concurrent deploys of examples/hello (process services) to as many
 //                envs through that real `denv agent`, from the POSTs until all are finished;
 //                then a second wave updating each env (a new version beside the old one);
@@ -210,8 +212,15 @@ await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.stat
 await api('POST', '/v1/projects', { name: 'load' });
 await sleep(2000); // let the agent's welcome traffic settle
 
+/** Runs `phase` while reading; adds the CPU seconds the server's process (all its threads) used meanwhile. */
+async function measured(done, minMs = 0) {
+  const cpu0 = cpuSeconds(server.proc.pid);
+  const r = await readUntil(done, minMs);
+  return { ...r, cpu: cpuSeconds(server.proc.pid) - cpu0 };
+}
+
 // ---- phase: idle -------------------------------------------------------------------------------
-const idle = await readUntil(sleep(IDLE_S * 1000));
+const idle = await measured(sleep(IDLE_S * 1000));
 
 // ---- phase: concurrent deploys -----------------------------------------------------------------
 const compose = (wave) => ({ services: { web: { command: ['node', 'server.js'], working_dir: helloDir, environment: { WAVE: String(wave) }, 'x-denv': { health: { path: '/healthz' } } } } });
@@ -231,8 +240,11 @@ const deploysDone = (async () => {
   const finished = [...(await wave(1)), ...(await wave(2))];
   return { ms: performance.now() - deploysT0, succeeded: finished.filter((d) => d.status === 'succeeded').length, failed: finished.filter((d) => d.status !== 'succeeded').map((d) => `${d.id} ${d.status}: ${d.error}`) };
 })();
-const deploys = await readUntil(deploysDone.catch(() => {}));
+const deploys = await measured(deploysDone.catch(() => {}));
 const deployResult = await deploysDone;
+
+// ---- phase: idle again, now with the envs (the same reads as under load: 30 envs listed) --------
+const settledIdle = await measured(sleep(IDLE_S * 1000));
 
 // ---- phase: agents connecting ------------------------------------------------------------------
 const agentsKey = (await api('POST', '/v1/enrollment-keys', { single_use: false, expires_in: 3600 })).key;
@@ -304,7 +316,7 @@ const median = (xs) => {
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 };
 const agentsDone = REAL_AGENTS ? realAgents() : fakeAgents();
-const agents = await readUntil(agentsDone.catch(() => {}));
+const agents = await measured(agentsDone.catch(() => {}));
 const agentsResult = await agentsDone;
 
 const steady = treeMemory(server.proc.pid);
@@ -327,12 +339,12 @@ rmSync(dir, { recursive: true, force: true });
 
 // ---- report ------------------------------------------------------------------------------------
 const fmt = (ms) => `${ms.toFixed(1).padStart(7)} ms`;
-const line = (name, r) => {
+const line = (name, r, base) => {
   const p50 = pct(r.lat, 50);
   const p99 = pct(r.lat, 99);
-  const ratio = p99 / pct(idle.lat, 99);
+  const ratio = base ? `  p99/idle ${(p99 / pct(base.lat, 99)).toFixed(2).padStart(5)}` : '               ';
   const err = r.errors.length ? `  ${r.errors.length} errors (${[...new Set(r.errors)].slice(0, 3).join(', ')})` : '';
-  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}  p99/idle ${ratio.toFixed(2).padStart(5)}  (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
+  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
 };
 console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at nice ${AGENT_NICE}`);
 console.log('control plane start (spawn → /healthz, and the CPU it took; RSS of the process tree 1 s later; peak = most the tree held while starting, sampled every 50 ms)');
@@ -342,9 +354,12 @@ console.log(`  after the phases                            RSS ${steady.rss.toFi
 console.log(`  ${SETTLE_S} s later (idle)                        RSS ${settled.rss.toFixed(0)} MiB`);
 console.log(`API reads: GET /v1/envs at ${RATE}/s, open loop`);
 console.log(line('idle', idle));
-console.log(line('deploys', deploys));
+console.log(`           nothing happening, no env yet`);
+console.log(line('idle', settledIdle));
+console.log(`           nothing happening, after the deploys: the same ${DEPLOYS} envs listed as in the phases below, whose ratios are against this one`);
+console.log(line('deploys', deploys, settledIdle));
 console.log(`           2 waves of ${DEPLOYS} concurrent deploys of examples/hello (create, then update): ${deployResult.succeeded} succeeded in ${(deployResult.ms / 1000).toFixed(1)} s${deployResult.failed.length ? `; not succeeded: ${deployResult.failed.slice(0, 3).join('; ')}` : ''}`);
-console.log(line('agents', agents));
+console.log(line('agents', agents, settledIdle));
 console.log(`           ${agentsResult.what}`);
 console.log('targets: p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB');
 process.exit(0);

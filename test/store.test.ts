@@ -98,6 +98,32 @@ describe.each(STORES)('transactions and errors on %s', (store) => {
       expect(row!.at).toBeInstanceOf(Date);
     });
   });
+
+  it('takes parameters as PostgreSQL reads them on both stores: an object into jsonb, a Date, a boolean, a string array, null', async () => {
+    await withStore(async (db) => {
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const [row] = await db.query<Record<string, unknown>>(
+        'select $1::jsonb as j, $2::timestamptz as t, $3::boolean as b, $4::text[] as a, $5::text as n, $6::int as i, $7::bigint as big',
+        [{ k: ['v', 1], nested: { ok: true } }, at, false, ['x', 'y,z', 'q"r'], null, 42, 2 ** 40],
+      );
+      expect(row).toEqual({ j: { k: ['v', 1], nested: { ok: true } }, t: at, b: false, a: ['x', 'y,z', 'q"r'], n: null, i: 42, big: 2 ** 40 });
+    });
+  });
+
+  it('a commit that fails (a deferred constraint) rejects the transaction with its SQLSTATE, and the next statement runs on its own', async () => {
+    await withStore(async (db) => {
+      await db.exec('create table tx_deferred (k int, constraint tx_deferred_k unique (k) deferrable initially deferred)');
+      const err = await db.tx(async (tx) => {
+        await tx.query('insert into tx_deferred values (1)');
+        await tx.query('insert into tx_deferred values (1)'); // allowed until commit
+        return 'not reached';
+      }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: '23505', constraint: 'tx_deferred_k' });
+      expect(await db.query('select count(*)::int as n from tx_deferred')).toEqual([{ n: 0 }]);
+      await db.query('insert into tx_deferred values (2)');
+      expect(await db.query('select k from tx_deferred')).toEqual([{ k: 2 }]);
+    });
+  });
 });
 
 describe('embedded store in a worker thread', () => {

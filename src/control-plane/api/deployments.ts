@@ -1,5 +1,5 @@
 import { deploymentsQuery } from '../../contracts/api.js';
-import { toDeployment, type DeploymentRow } from '../store/rows.js';
+import { DEPLOYMENT_VIEW_COLUMNS, toDeployment, type DeploymentRow } from '../store/rows.js';
 import { findDeployment } from './lookup.js';
 import { listPage } from './paging.js';
 import { openEventStream } from './event-stream.js';
@@ -13,7 +13,7 @@ export const deploymentRoutes = [
     async handler({ db }, { auth, query }) {
       const params: unknown[] = [auth.team];
       if (query.env) params.push(query.env);
-      return listPage(db, { table: 'deployments', where: query.env ? 'team = $1 and env = $2' : 'team = $1', params, newestFirst: true }, query, toDeployment);
+      return listPage(db, { table: 'deployments', where: query.env ? 'team = $1 and env = $2' : 'team = $1', params, newestFirst: true, columns: DEPLOYMENT_VIEW_COLUMNS }, query, toDeployment);
     },
   }),
   route({

@@ -1,6 +1,6 @@
 import { envsQuery, revealListQuery } from '../../contracts/api.js';
 import type { Version } from '../../contracts/domain.js';
-import { toEnv, toVersion, type VersionRow } from '../store/rows.js';
+import { ENV_VIEW_COLUMNS, toEnv, toVersion, type VersionRow } from '../store/rows.js';
 import { findEnv } from './lookup.js';
 import { maskDeep, revealAllowed } from './mask.js';
 import { listPage } from './paging.js';
@@ -20,7 +20,7 @@ export const envRoutes = [
         params.push(query.name);
         where += ` and name = $${params.length}`;
       }
-      return listPage(db, { table: 'envs', where, params }, query, toEnv);
+      return listPage(db, { table: 'envs', where, params, columns: ENV_VIEW_COLUMNS }, query, toEnv);
     },
   }),
   route({

@@ -35,12 +35,16 @@ export function page<R extends { id: string; created_at: unknown }, T>(rows: R[]
 
 /**
  * One page of `table`'s rows matching `where` (with `params` as $1…), ordered by (created_at, id)
- * — oldest first, or newest first — and continuing after the request's cursor. `table` and
- * `where` come from code, never from a request.
+ * — oldest first, or newest first — and continuing after the request's cursor. `table`, `where`
+ * and `columns` come from code, never from a request.
  */
 export async function listPage<R extends { id: string; created_at: unknown }, T>(
   db: Db,
-  o: { readonly table: string; readonly where: string; readonly params: readonly unknown[]; readonly newestFirst?: boolean },
+  o: {
+    readonly table: string; readonly where: string; readonly params: readonly unknown[]; readonly newestFirst?: boolean;
+    /** The columns `map` reads (default all); `created_at` and `id` must be among them. */
+    readonly columns?: string;
+  },
   query: { readonly limit: number; readonly after?: string },
   map: (r: R) => T,
 ): Promise<{ items: T[]; next: string | null }> {
@@ -53,6 +57,6 @@ export async function listPage<R extends { id: string; created_at: unknown }, T>
   }
   params.push(query.limit + 1);
   const dir = o.newestFirst ? 'desc' : 'asc';
-  const rows = await db.query<R>(`select * from ${o.table} where ${where} order by created_at ${dir}, id ${dir} limit $${params.length}`, params);
+  const rows = await db.query<R>(`select ${o.columns ?? '*'} from ${o.table} where ${where} order by created_at ${dir}, id ${dir} limit $${params.length}`, params);
   return page(rows, query.limit, map);
 }

@@ -184,22 +184,34 @@ function laneHandle(thread: PGliteThread, gate: Gate, first: boolean, close: () 
     dialect: 'pglite',
     query: async <T>(sql: string, params: readonly unknown[] = []) => (await gate.statement({ op: 'query', sql, params }, first)) as T[],
     exec: async (sql) => void (await gate.statement({ op: 'exec', sql }, first)),
-    tx: (fn) =>
-      gate.alone(async () => {
+    tx: async (fn) => {
+      const ending = await gate.alone(async () => {
         const tx = txHandle(thread, close);
-        await thread.request({ op: 'exec', sql: 'begin' });
+        // `begin` and the end are posted, not awaited: the worker answers in order, so the
+        // transaction's first statement runs after `begin`, and whatever the gate lets through
+        // next runs after `commit`/`rollback`. The connection is held for the statements alone,
+        // not for two more round trips to the worker.
+        const began = thread.request({ op: 'exec', sql: 'begin' });
+        began.catch(() => {});
         try {
           const out = await fn(tx.db);
+          await began;
           tx.end();
-          await thread.request({ op: 'exec', sql: 'commit' });
-          return out;
+          return { out, ended: thread.request({ op: 'exec', sql: 'commit' }) };
         } catch (err) {
           tx.end();
-          // After a failed commit PostgreSQL has already ended the transaction; a rollback then only warns.
-          await thread.request({ op: 'exec', sql: 'rollback' }).catch(() => {});
-          throw err;
+          // After a failed statement PostgreSQL has aborted the transaction; the rollback ends it.
+          return { err, ended: thread.request({ op: 'exec', sql: 'rollback' }) };
         }
-      }, first),
+      }, first);
+      if ('err' in ending) {
+        await ending.ended.catch(() => {});
+        throw ending.err;
+      }
+      // A failed commit (PostgreSQL has then ended the transaction itself) rejects here.
+      await ending.ended;
+      return ending.out;
+    },
     servedFirst: served,
     close,
   };

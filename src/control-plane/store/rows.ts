@@ -14,6 +14,8 @@ export interface EnvRow {
   /** control-plane/edge/env-edge-record.ts; absent from rows read before migration 9. */
   edge?: EnvEdge | null;
 }
+/** The columns toEnv reads: a list of envs need not carry (and parse, and copy across threads) their live status. */
+export const ENV_VIEW_COLUMNS = 'id, team, project, name, stage, status, current_version, parent_version, host, endpoints, last_error, created_at, updated_at, planner_attempts, edge';
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,
   current_version: r.current_version, parent_version: r.parent_version, host: r.host,
@@ -32,7 +34,9 @@ export interface DeploymentRow {
   phases: Phase[]; params: Record<string, unknown>; state: Record<string, unknown>;
   lease_owner: string | null; lease_until: unknown; created_at: unknown; started_at: unknown; finished_at: unknown;
 }
-export const toDeployment = (r: DeploymentRow): Deployment => ({
+/** The columns toDeployment reads: not `params` (which carries the whole Compose spec) nor `state`. */
+export const DEPLOYMENT_VIEW_COLUMNS = 'id, team, env, kind, status, error, phases, created_at, finished_at';
+export const toDeployment = (r: Pick<DeploymentRow, 'id' | 'kind' | 'env' | 'status' | 'error' | 'created_at' | 'finished_at' | 'phases'>): Deployment => ({
   id: r.id, kind: r.kind, env: r.env, status: r.status, error: r.error,
   created_at: isoReq(r.created_at), finished_at: iso(r.finished_at), phases: r.phases,
 });
