@@ -13,7 +13,12 @@ import type { Spec } from './spec-types.js';
 
 export const PACKED_KEY = 'x-denv-packed';
 
-export async function loadSpec(compose: string | Readonly<Record<string, unknown>>): Promise<Spec> {
+/**
+ * `projectDir` is where relative paths resolve, as a Compose file's own directory: `/` for a
+ * document sent to the API; for a source deploy the Compose file's directory in the repository
+ * (`/` being the repository's root), so a build context is the repository path it names.
+ */
+export async function loadSpec(compose: string | Readonly<Record<string, unknown>>, o: { readonly projectDir?: string } = {}): Promise<Spec> {
   let packed: unknown;
   let text: string;
   if (typeof compose === 'string') text = compose;
@@ -22,6 +27,6 @@ export async function loadSpec(compose: string | Readonly<Record<string, unknown
     packed = files;
     text = JSON.stringify(rest); // JSON is YAML
   }
-  const { model } = await loadCompose({ text, projectDir: '/', env: {}, files: null });
+  const { model } = await loadCompose({ text, projectDir: o.projectDir ?? '/', env: {}, files: null });
   return parseSpec(packed === undefined ? model : { ...model, [PACKED_KEY]: packed });
 }

@@ -260,6 +260,13 @@ export interface EnvCreateResult {
   readonly updates?: Readonly<Record<string, { readonly order: 'stop-first'; readonly down_ms: number }>>;
   /** Per image service: the deploy pipeline's terminal state and every stage's status (seed 004). */
   readonly pipelines?: Readonly<Record<string, PipelineAnswer>>;
+  /** Per image service a source deploy built (Compose `build:`, agent envs/image-build.ts): the image, or why the build failed. */
+  readonly builds?: Readonly<Record<string, ImageBuildReport>>;
 }
+
+/** One `docker build` of a source deploy: `failed` with docker's last lines, or the image it made (`cached`: an earlier identical build's). */
+export type ImageBuildReport =
+  | { readonly failed: false; readonly tag: string; readonly image_id: string; readonly commit: string; readonly cached: boolean; readonly took_ms: number }
+  | { readonly failed: true; readonly commit: string; readonly message: string };
 
 export type { HostFacts };

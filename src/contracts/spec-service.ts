@@ -293,6 +293,16 @@ function grantsOf(kind: 'secrets' | 'configs', input: unknown, path: string, ctx
   });
 }
 
+/** The image a service with only `build` runs: built on the host in a source deploy, tagged `<this>:<build key>`. */
+export function builtImageName(service: string): string {
+  return `denv-build/${service.toLowerCase()}`;
+}
+
+/** Whether the service can run only once built from a checkout: `build` and no image of its own. */
+export function needsSourceBuild(service: string, s: Pick<ServiceSpec, 'image' | 'build'>): boolean {
+  return !!s.build && s.image === builtImageName(service);
+}
+
 function buildOf(input: unknown, path: string, problems: Problems): BuildSpec | null {
   if (input === undefined || input === null) return null;
   if (typeof input === 'string') return { context: input, dockerfile: null, args: {}, target: null };
@@ -348,13 +358,14 @@ const SIGNAL = /^(SIG)?(TERM|INT|QUIT|HUP|KILL|USR1|USR2|WINCH|STOP)$/;
 export function normalizeService(name: string, input: Record<string, unknown>, ctx: ServiceContext): ServiceSpec | null {
   const path = `services.${name}`;
   const p = ctx.problems;
-  const image = typeof input.image === 'string' && input.image !== '' ? input.image : null;
-  if (input.image !== undefined && image === null) p.add(`${path}.image`, 'expected an image reference');
+  const given = typeof input.image === 'string' && input.image !== '' ? input.image : null;
+  if (input.image !== undefined && given === null) p.add(`${path}.image`, 'expected an image reference');
   const command = argvOf(input.command, `${path}.command`, p);
   const build = buildOf(input.build, `${path}.build`, p);
-  if (!image && !command) {
-    p.add(path, build ? 'has only build: building images comes with source deploys; give an image (or a command to run as a process)' : 'needs an image or a command (no image and no command to run)');
-  }
+  // A service with only `build` is an image service whose image a source deploy builds on the
+  // host (agent envs/image-build.ts); a Compose deploy refuses it (needsSourceBuild).
+  const image = given ?? (build && !command ? builtImageName(name) : null);
+  if (!image && !command) p.add(path, 'needs an image or a command (no image and no command to run)');
   const x = normalizeServiceXDenv(input['x-denv'], path, p);
   if (x.build && image) p.add(`${path}.x-denv.build`, 'x-denv.build is for process services (run in the checkout before they start); an image service is built from build:');
   const published = portsOf(input.ports, `${path}.ports`, p, ctx.ignored);

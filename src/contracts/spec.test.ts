@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSpec } from './spec.js';
-import { parseBytes } from './spec-service.js';
+import { loadSpec } from './load-spec.js';
+import { needsSourceBuild, parseBytes } from './spec-service.js';
 
 const err = (src: unknown) => {
   try {
@@ -118,10 +119,26 @@ volumes: {pg: {}}
     ]);
   });
 
+  it('reads a service with only build as an image service built from source (denv-build/<service>); one with an image keeps it', () => {
+    const spec = parseSpec({ services: { Web: { build: { context: 'app', dockerfile: 'Dockerfile.prod', args: ['A=1', 'B=two=2'], target: 'run' } }, api: { image: 'api:1', build: '.' } } });
+    expect(spec.services.Web!.image).toBe('denv-build/web');
+    expect(spec.services.Web!.build).toEqual({ context: 'app', dockerfile: 'Dockerfile.prod', args: { A: '1', B: 'two=2' }, target: 'run' });
+    expect(needsSourceBuild('Web', spec.services.Web!)).toBe(true);
+    expect(spec.services.api!.image).toBe('api:1');
+    expect(needsSourceBuild('api', spec.services.api!)).toBe(false);
+  });
+
+  it('resolves a build context from the Compose file\'s directory (a source deploy\'s, in the repository), never above the root', async () => {
+    const at = async (projectDir: string, context: string) => (await loadSpec({ services: { web: { build: context } } }, { projectDir })).services.web!.build!.context;
+    expect(await at('/deploy', '../app')).toBe('/app');
+    expect(await at('/deploy', '.')).toBe('/deploy');
+    expect(await at('/', 'app')).toBe('/app');
+    expect(await at('/', '../../etc')).toBe('/etc');
+  });
+
   it('names the path of the problem', () => {
     expect(err({ services: { web: { command: 'x', healthcheck: { test: 5 } } } })).toMatch(/^services\.web\.healthcheck\.test: /);
     expect(err({ services: { web: { environment: { A: 1 } } } })).toBe('services.web: needs an image or a command (no image and no command to run)');
-    expect(err({ services: { web: { build: '.' } } })).toMatch(/^services\.web: has only build: building images comes with source deploys/);
     expect(err({ services: { web: { command: 'x', volumes: ['data:/d'] } } })).toMatch(/volume "data" is not declared/);
     expect(err({ services: { web: { command: 'x', volumes: ['./here:/d'] } } })).toMatch(/bind mounts are for image services/);
     expect(err({ services: { web: { image: 'a', volumes: ['./here:/d'] } } })).toMatch(/\.\/here must be sent with the Compose file/);

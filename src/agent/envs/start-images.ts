@@ -10,12 +10,15 @@
  * rest), and the two halves are reported as one `EnvCreateResult` with `pipelines` per image
  * service.
  *
+ * In a source deploy, image services with `build` are built first (image-build.ts), and each
+ * pipeline runs its built image; a failed build is the version's failure, before any pipeline.
+ *
  * Outcome mapping: a pipeline ending in `failure` (a hard gate: nothing changed) is a
  * `start_failed`; `failure_rolled_back` (health failed, previous restored) is `unhealthy`.
  * If an image service fails, the version's process services are not started.
  */
 import { peekEnvelopeService, type PipelineAnswer } from '../../contracts/envelope.js';
-import type { EnvCreateResult, ServiceEndpoint } from '../../contracts/protocol.js';
+import type { EnvCreateResult, ImageBuildReport, ServiceEndpoint } from '../../contracts/protocol.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
@@ -32,6 +35,11 @@ import { activateSlot } from './docker-slots.js';
 import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
 import { RUNNING_STATES, summarizeFailures, type Failure, type VersionRequest } from './version-request.js';
+import { ensureImageBuild } from './image-build.js';
+import { ensureCheckout } from './source-checkout.js';
+import { needsSourceBuild } from '../../contracts/spec-service.js';
+import { messageOf } from '../../contracts/errors.js';
+import type { BuiltImage } from '../pipeline/stage.js';
 
 type ServiceReport = { pid: number | null; port: number; log_tail?: string[] };
 
@@ -90,6 +98,7 @@ async function deployImages(
   datasets: Record<string, string>,
   mounts: Readonly<Record<string, readonly FileMount[]>>,
   processPort: (service: string) => Promise<number>,
+  built: Readonly<Record<string, BuiltImage>>,
 ): Promise<ImagePart> {
   const part: ImagePart = { failures: [], services: {}, endpoints: [], pipelines: {} };
   const images = Object.fromEntries(names.map((n) => [n, req.services[n]!]));
@@ -125,6 +134,7 @@ async function deployImages(
       siblings,
       fileMounts: mounts[name] ?? [],
       names: { ...(req.project !== undefined ? { project: req.project } : {}), ...(req.env_name !== undefined ? { env: req.env_name } : {}) },
+      ...(built[name] ? { built: built[name] } : {}),
     });
     // Refused before any effect on a slot that never ran: give back the port reserved above.
     if (run.state === 'failure' && !(await host.slots.read(slot))) await host.ports.release(slotPortOwner(slot));
@@ -139,6 +149,40 @@ async function deployImages(
   };
   await Promise.all(names.map(bring));
   return part;
+}
+
+/**
+ * The images a source deploy builds before any pipeline runs (image-build.ts): every image
+ * service with `build`, one at a time. A Compose deploy builds nothing: a service with an image of
+ * its own runs that image, one with only `build` is refused (the control plane refuses it first).
+ */
+async function buildImages(ctx: AgentContext & { readonly pipeline: PipelineHost }, req: VersionRequest, names: readonly string[]): Promise<{ built: Record<string, BuiltImage>; failures: Failure[]; reports: Record<string, ImageBuildReport> }> {
+  const built: Record<string, BuiltImage> = {};
+  const failures: Failure[] = [];
+  const reports: Record<string, ImageBuildReport> = {};
+  for (const name of names) {
+    const spec = req.services[name]!;
+    if (!spec.build) continue;
+    if (!req.source) {
+      if (needsSourceBuild(name, spec)) failures.push({ service: name, outcome: 'start_failed', message: `${name}: has only build: images are built in a source deploy (denv deploy --source)` });
+      continue;
+    }
+    const docker = ctx.pipeline.docker;
+    if (!docker) {
+      failures.push({ service: name, outcome: 'start_failed', message: `${name}: build: no docker runtime on this host` });
+      continue;
+    }
+    try {
+      const checkout = await ensureCheckout(ctx, req.env, req.source);
+      const b = await ensureImageBuild({ docker, workloads: ctx.workloads, env: req.env, service: name, build: spec.build, checkout, commit: req.source.commit });
+      built[name] = b;
+      reports[name] = { failed: false, tag: b.tag, image_id: b.image_id, commit: b.commit, cached: b.cached, took_ms: b.took_ms };
+    } catch (err) {
+      failures.push({ service: name, outcome: 'start_failed', message: `${name}: ${messageOf(err)}` });
+      reports[name] = { failed: true, commit: req.source.commit, message: messageOf(err) };
+    }
+  }
+  return { built, failures, reports };
 }
 
 async function activateImages(host: PipelineHost, req: VersionRequest, names: readonly string[]): Promise<ImagePart> {
@@ -173,9 +217,14 @@ export async function startWithImages(
   if (!req.activate) for (const n of names) mounts[n] = await fileMounts(ctx.workloads, { env: req.env, version: req.version, service: n }, req.services[n]!, req.files);
   // The port each process service will listen on, decided the way start-version decides it.
   const processPort = (service: string) => plannedProcessPort(ctx, { env: req.env, version: req.version, service }, req.services[service]!);
-  const images = req.activate ? await activateImages(host, req, names) : await deployImages(host, req, names, datasets, mounts, processPort);
+  const builds = req.activate ? { built: {}, failures: [], reports: {} } : await buildImages(ctx, req, names);
+  const images: ImagePart = req.activate
+    ? await activateImages(host, req, names)
+    : builds.failures.length > 0
+      ? { failures: builds.failures, services: Object.fromEntries(names.map((n) => [n, { pid: null, port: 0 }])), endpoints: [], pipelines: {} }
+      : await deployImages(host, req, names, datasets, mounts, processPort, builds.built);
   const processServices = Object.fromEntries(Object.entries(req.services).filter(([name]) => !names.includes(name)));
-  const base = { datasets: [...req.volumes], pipelines: images.pipelines };
+  const base = { datasets: [...req.volumes], pipelines: images.pipelines, ...(Object.keys(builds.reports).length > 0 ? { builds: builds.reports } : {}) };
   if (images.failures.length > 0 || Object.keys(processServices).length === 0) {
     const egress = await probeEgress(ctx.control);
     const failed = images.failures.length > 0;

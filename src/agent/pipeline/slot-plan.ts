@@ -8,7 +8,7 @@ import type { HealthSpec, ResourceLimits, RestartPolicy } from '../../contracts/
 import type { NetworkMode } from '../config/agent-config.js';
 import type { ComposeHealthcheck, ComposeInput } from '../runtimes/docker/compose-file.js';
 import { slotKey } from '../runtimes/docker/slot.js';
-import type { PipelineRequest, Target } from './stage.js';
+import { containerImageOf, type PipelineRequest, type Target } from './stage.js';
 
 export interface SlotConfig {
   readonly network: NetworkMode;
@@ -85,7 +85,7 @@ function healthcheckOf(health: HealthSpec): ComposeHealthcheck | null {
 export function composeInputOf(req: PipelineRequest, target: Target & { digest: string }, config: SlotConfig, port: number, envFile: string | null, agentTag: string): ComposeInput {
   return {
     service: req.slot.service,
-    image: `${target.repository}@${target.digest}`,
+    image: containerImageOf(target),
     network: config.network,
     envNetwork: config.envNetwork,
     port,

@@ -35,6 +35,20 @@ export interface PipelineRequest {
   readonly fileMounts?: readonly FileMount[];
   /** Control-plane deploys: the project and env names an envelope's `scope` must match. */
   readonly names?: { readonly project?: string; readonly env?: string };
+  /** A source deploy's image built on this host from the checkout (envs/image-build.ts): run instead of pulling. */
+  readonly built?: BuiltImage;
+}
+
+/** An image `docker build` made on this host from a source deploy's checkout. */
+export interface BuiltImage {
+  /** `denv-build/<service>:<key>` */
+  readonly tag: string;
+  /** The image id (`sha256:…`, the digest of its config): what the container is created from. */
+  readonly image_id: string;
+  readonly commit: string;
+  readonly key: string;
+  readonly cached: boolean;
+  readonly took_ms: number;
 }
 
 /** What admit settled: the image and everything the container will get. Holds secrets (`env`): never logged. */
@@ -50,6 +64,13 @@ export interface Target {
   readonly signed: boolean;
   /** What runs in the container (run-binding.ts): the envelope's `run` for signed deploys, else the Compose file's. */
   readonly run: RunSettings;
+  /** Built on this host (source deploys): `digest` is its image id, and nothing is pulled. */
+  readonly built?: BuiltImage;
+}
+
+/** The image reference a container is created from: `repository@digest`, or a built image's id. */
+export function containerImageOf(target: Pick<Target, 'repository' | 'built'> & { readonly digest: string }): string {
+  return target.built ? target.built.image_id : `${target.repository}@${target.digest}`;
 }
 
 /** Filled in by the stages as they run; the runner and the rollback read it. */

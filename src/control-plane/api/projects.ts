@@ -2,6 +2,7 @@ import { createProjectBody, deployBody, revealListQuery, revealQuery, updateProj
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { splitCommand } from '../../contracts/spec.js';
+import { needsSourceBuild } from '../../contracts/spec-service.js';
 import { appendEvent } from '../store/events.js';
 import { toProject, type ProjectRow } from '../store/rows.js';
 import { findProject } from './lookup.js';
@@ -103,6 +104,8 @@ export const projectRoutes = [
       const spec = body.source ? await sourceSpec(specs, sources, project, body.source) : await specs.load(composeOf(project, body.compose));
       const unbuilt = spec.source ? undefined : Object.keys(spec.services).find((name) => spec.services[name]!.build_command);
       if (unbuilt) throw new DenvError('BAD_REQUEST', `services.${unbuilt}.x-denv.build: builds run in a source deploy's checkout (send source, not compose)`);
+      const toBuild = spec.source ? undefined : Object.keys(spec.services).find((name) => needsSourceBuild(name, spec.services[name]!));
+      if (toBuild) throw new DenvError('BAD_REQUEST', `services.${toBuild}: has only build: images are built from the linked repository in a source deploy (denv deploy --source); or give an image`);
       const envelopes = checkSignedDeploy(project, spec, body);
       const warm = body.warm !== undefined ? splitCommand(body.warm, 'warm') : null;
       return startDeployment(db, bus, { team: auth.team, project: project.id, envName: body.env, spec, warm, target: body.target ?? null, envelopes });

@@ -12,6 +12,8 @@ import type { Spec } from '../../contracts/spec-types.js';
 export interface SpecLoadRequest {
   readonly id: number;
   readonly compose: string | Readonly<Record<string, unknown>>;
+  /** Where relative paths resolve (loadSpec); default `/`. */
+  readonly projectDir?: string;
 }
 
 export type SpecLoadReply =
@@ -23,7 +25,7 @@ export type SpecLoadReply =
 validateComposeSchema({ services: {} });
 
 parentPort!.on('message', (req: SpecLoadRequest) => {
-  void loadSpec(req.compose).then(
+  void loadSpec(req.compose, { projectDir: req.projectDir }).then(
     (spec): SpecLoadReply => ({ id: req.id, spec }),
     (err: unknown): SpecLoadReply => (isDenvError(err) ? { id: req.id, refused: { code: err.code, message: err.message } } : { id: req.id, crashed: messageOf(err) }),
   ).then((reply) => parentPort!.postMessage(reply));

@@ -25,6 +25,7 @@ export type Compose = SpecLoadRequest['compose'];
 interface Job {
   readonly id: number;
   readonly compose: Compose;
+  readonly projectDir?: string;
   readonly deadlineMs: number;
   readonly resolve: (spec: Spec) => void;
   readonly reject: (err: Error) => void;
@@ -48,11 +49,14 @@ export class SpecLoader {
     return this.worker !== null;
   }
 
-  /** The document loaded into a Spec, or its refusal as the DenvError loadSpec throws. */
-  load(compose: Compose, deadlineMs = this.o.deadlineMs ?? DEFAULT_SPEC_DEADLINE_MS): Promise<Spec> {
+  /**
+   * The document loaded into a Spec, or its refusal as the DenvError loadSpec throws.
+   * `projectDir`: the directory relative paths (build contexts) resolve against (default `/`).
+   */
+  load(compose: Compose, deadlineMs = this.o.deadlineMs ?? DEFAULT_SPEC_DEADLINE_MS, projectDir?: string): Promise<Spec> {
     if (this.closed) return Promise.reject(new DenvError('INTERNAL', 'the control plane is stopping'));
     return new Promise<Spec>((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, compose, deadlineMs, resolve, reject });
+      this.queue.push({ id: this.nextId++, compose, ...(projectDir !== undefined ? { projectDir } : {}), deadlineMs, resolve, reject });
       this.pump();
     });
   }
@@ -135,6 +139,6 @@ export class SpecLoader {
       this.settle((j) => j.reject(new DenvError('INVALID_COMPOSE', `compose: loading it took longer than ${deadlineMs} ms; it was abandoned (is it very large or deeply nested?)`)));
     }, deadlineMs);
     this.current = { job, timer };
-    w.postMessage({ id: job.id, compose: job.compose } satisfies SpecLoadRequest);
+    w.postMessage({ id: job.id, compose: job.compose, ...(job.projectDir !== undefined ? { projectDir: job.projectDir } : {}) } satisfies SpecLoadRequest);
   }
 }

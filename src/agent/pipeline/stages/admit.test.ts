@@ -224,6 +224,17 @@ describe('admit: what an admitted deploy settles', () => {
     expect(res.state.target).toMatchObject({ repository: REPO, digest: null, ref: `${REPO}:1.2`, env: { A: '10.0.0.2' }, hostnames: [], signed: false });
     expect(res.state.decoded).toBeNull();
   });
+  it('an image a source deploy built here: unsigned, its id is the digest, on a host that allows it; refused with the way out on one that requires signatures', async () => {
+    const built = { tag: 'denv-build/web:0123456789abcdef01234567', image_id: `sha256:${'a'.repeat(64)}`, commit: 'c'.repeat(40), key: '0123456789abcdef01234567', cached: false, took_ms: 12 };
+    const spec = await web({ build: 'app' });
+    const ok = await admit(lenient, { spec, built });
+    expect(ok).toMatchObject({ status: 'skipped', detail: 'unsigned: built on this host from source; this host does not require signatures (require_signature: false)', evidence: { image: built.tag, image_id: built.image_id, commit: built.commit } });
+    expect(ok.state.target).toMatchObject({ repository: 'denv-build/web', digest: built.image_id, ref: built.tag, signed: false, built });
+    const refused = await admit(strict, { spec, built });
+    expect(refused.status).toBe('failed');
+    expect(refused.detail).toBe(`no envelope: this host requires a signed envelope for image services (require_signature), and ${built.tag} was built here from source, signed by nobody: build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
+    expect(refused.state.target).toBeNull();
+  });
 });
 
 describe('preflight admit', () => {

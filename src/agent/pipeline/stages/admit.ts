@@ -72,7 +72,15 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   const files = fileMountProblem(req.fileMounts ?? [], cfg.requireSignature || (req.envelope !== null && req.envelope !== undefined), cfg.allow.paths);
   if (files) return failed(files);
   if (req.envelope === null || req.envelope === undefined) {
+    if (req.built && cfg.requireSignature) {
+      return failed(`no envelope: this host requires a signed envelope for image services (require_signature), and ${req.built.tag} was built here from source, signed by nobody: build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
+    }
     if (req.spec === null || cfg.requireSignature) return failed('no envelope: this host requires a signed envelope for image services (require_signature)');
+    if (req.built) {
+      const b = req.built;
+      state.target = { repository: parseImageRef(b.tag).repository, digest: b.image_id, ref: b.tag, env: fillEnvironment(req.spec.environment, req.siblings ?? {}), health: req.spec.health, hostnames: [], signed: false, run: composeRunOf(req.spec), built: b };
+      return skipped('unsigned: built on this host from source; this host does not require signatures (require_signature: false)', { image: b.tag, image_id: b.image_id, commit: b.commit });
+    }
     const ref = parseImageRef(req.spec.image ?? '');
     state.target = { repository: ref.repository, digest: ref.digest, ref: req.spec.image ?? '', env: fillEnvironment(req.spec.environment, req.siblings ?? {}), health: req.spec.health, hostnames: [], signed: false, run: composeRunOf(req.spec) };
     return skipped('unsigned: this host does not require signatures (require_signature: false)', { image: req.spec.image });

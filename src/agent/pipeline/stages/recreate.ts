@@ -10,7 +10,7 @@ import path from 'node:path';
 import { buildComposeFile } from '../../runtimes/docker/compose-file.js';
 import { slotPortOwner } from '../../runtimes/docker/slot.js';
 import { composeInputOf, slotConfigOf } from '../slot-plan.js';
-import { failed, ok, type Stage } from '../stage.js';
+import { containerImageOf, failed, ok, type Stage } from '../stage.js';
 
 /** The port this slot holds in ports.json, or a new allocation. Never re-allocates a held port (our own container may be listening on it). */
 export async function slotPort(host: { ports: { read(): Promise<Record<string, string>>; allocate(owner: string): Promise<number> } }, owner: string): Promise<number> {
@@ -38,7 +38,7 @@ export const recreate: Stage = {
     state.changed = true;
     await docker.up(project, file);
     state.deployed = {
-      image: `${target.repository}@${digest}`,
+      image: containerImageOf({ ...target, digest }),
       repository: target.repository,
       digest,
       env_hash: state.envHash!,

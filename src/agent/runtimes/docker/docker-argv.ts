@@ -48,6 +48,23 @@ export const composeVersionArgv = (cli: Pick<ComposeCli, 'argv'>): string[] => [
 /** Pull one image by reference (`repo@sha256:…` for signed deploys). */
 export const dockerPullArgv = (ref: string): string[] => ['docker', 'pull', '--quiet', ref];
 
+/**
+ * `docker build` of a Compose `build:` (image-build.ts decides the paths, inside the checkout):
+ * every argument its own argv entry, build args as `KEY=value` (never through a shell), and the
+ * context last after `--`, so no path is read as an option.
+ */
+export function dockerBuildArgv(o: { readonly context: string; readonly dockerfile: string; readonly tag: string; readonly target: string | null; readonly args: Readonly<Record<string, string>>; readonly labels: Readonly<Record<string, string>> }): string[] {
+  return [
+    'docker', 'build',
+    '--file', o.dockerfile,
+    '--tag', o.tag,
+    ...(o.target !== null ? ['--target', o.target] : []),
+    ...Object.entries(o.args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+    ...Object.entries(o.labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]),
+    '--', o.context,
+  ];
+}
+
 export const dockerPauseArgv = (containers: readonly string[]): string[] => ['docker', 'pause', ...containers];
 export const dockerUnpauseArgv = (containers: readonly string[]): string[] => ['docker', 'unpause', ...containers];
 

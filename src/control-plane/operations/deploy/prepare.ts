@@ -42,8 +42,11 @@ export const prepare: PhaseDef = {
     state.create = result;
     if (!result) throw new PhaseFailed('agent returned no result');
     // A service whose x-denv.build failed: the version could not be prepared (its output's last lines say why).
-    const build = Object.entries(result.pipelines ?? {}).flatMap(([service, p]) => p.stages.filter((st) => st.status === 'failed' && buildFailed(st.evidence)).map((st) => `${service}: ${st.detail}`))[0];
-    if (build) throw new PhaseFailed(build, { version: state.version, outcome: result.outcome, ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}) });
+    // An image service's docker build that failed: nothing of the version ran (agent envs/start-images.ts).
+    const build =
+      Object.entries(result.pipelines ?? {}).flatMap(([service, p]) => p.stages.filter((st) => st.status === 'failed' && buildFailed(st.evidence)).map((st) => `${service}: ${st.detail}`))[0] ??
+      Object.entries(result.builds ?? {}).flatMap(([service, b]) => (b.failed ? [`${service}: ${b.message}`] : []))[0];
+    if (build) throw new PhaseFailed(build, { version: state.version, outcome: result.outcome, ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}), ...(result.builds ? { builds: result.builds } : {}) });
     return ok({
       version: state.version,
       endpoints: result.endpoints,
@@ -52,6 +55,7 @@ export const prepare: PhaseDef = {
       outcome: result.outcome,
       ...(result.updates ? { updates: result.updates } : {}),
       ...(result.pipelines ? { pipelines: pipelineEvidence(result.pipelines) } : {}),
+      ...(result.builds ? { builds: result.builds } : {}),
     });
   },
 };

@@ -1,0 +1,140 @@
+/**
+ * Compose `build:` in a source deploy (issue 13): a repository with a Dockerfile (`FROM scratch` +
+ * the host's static busybox) is built by the real Docker Engine on the agent's host, in the
+ * checkout of the commit, and the built image runs through the service's pipeline (pull says
+ * "built on this host"). The same commit and inputs reuse the build; a new push builds again; a
+ * failing build fails `prepare` with docker's last lines and the serving version keeps serving.
+ * A Compose deploy of a service with only `build` is refused. Docker is required: without it the
+ * test fails (never skips).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import type { Deployment } from '../src/contracts/domain.js';
+import { closeDockerHarness } from './helpers/docker-agent.js';
+import { requireDockerAndRegistry } from './helpers/docker-images.js';
+import { commit, git } from './helpers/git-repos.js';
+import { startHarness, type Harness } from './helpers/harness.js';
+
+const COMPOSE = stringify({
+  services: {
+    web: {
+      build: { context: 'app', dockerfile: 'Dockerfile', args: { GREETING: 'hello from a build arg' } },
+      'x-denv': { health: { path: '/healthz', timeout: '5s' } },
+    },
+  },
+});
+/** The image's own start command: busybox sh expands $PORT (the agent's) inside the container. */
+const dockerfile = (copy = 'rootfs/') => [
+  'FROM scratch',
+  `COPY ${copy} /`,
+  'ARG GREETING',
+  'RUN ["/bin/busybox", "sh", "-c", "echo \\"$GREETING\\" > /www/greeting"]',
+  'CMD ["/bin/busybox", "sh", "-c", "exec /bin/busybox httpd -f -p 127.0.0.1:$PORT -h /www"]',
+  '',
+].join('\n');
+
+type Stage = { name: string; status: string; detail?: string };
+const prepareOf = (dep: Deployment) => dep.phases.find((p) => p.name === 'prepare')!;
+const pipelineOf = (dep: Deployment) => (prepareOf(dep).evidence as { pipelines: Record<string, { state: string; stages: Stage[] }> }).pipelines.web!;
+const buildOf = (dep: Deployment) => (prepareOf(dep).evidence as { builds: Record<string, Record<string, unknown>> }).builds.web!;
+
+describe('source deploys build Compose build: with Docker', () => {
+  let h: Harness;
+  const root = mkdtempSync(join(tmpdir(), 'denv-build-image-test-'));
+  const work = join(root, 'work');
+  const bare = join(root, 'app.git');
+  const envDir = mkdtempSync('/dev/shm/denv-test-env-');
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    await requireDockerAndRegistry();
+    await git(root, 'init', '-q', '-b', 'main', work);
+    mkdirSync(join(work, 'app', 'rootfs', 'bin'), { recursive: true });
+    copyFileSync('/bin/busybox', join(work, 'app', 'rootfs', 'bin', 'busybox'));
+    await git(work, 'add', 'app/rootfs/bin/busybox');
+    // A unique file: this run's layers are its own (another run's cleanup cannot remove them).
+    ids.one = await commit(work, { 'compose.yaml': COMPOSE, 'app/Dockerfile': dockerfile(), 'app/rootfs/www/index.html': 'one', 'app/rootfs/www/healthz': 'ok', 'app/rootfs/www/run-id': randomUUID() }, 'one');
+    await git(root, 'clone', '-q', '--bare', work, bare);
+    writeFileSync(join(root, 'agent.yaml'), stringify({ require_signature: false, network: 'host', env_dir: envDir }));
+    h = await startHarness({ cp: { allowFileRepos: true }, agentConfig: join(root, 'agent.yaml') });
+    expect((await h.api.post('/v1/projects', { name: 'built', repo: `file://${bare}`, branch: 'main' })).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await closeDockerHarness(h, root, envDir);
+    // The images this run built (labelled with its commits).
+    for (const sha of Object.values(ids)) {
+      const images = execFileSync('docker', ['images', '-q', '--filter', `label=dev.denv.build.commit=${sha}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+      if (images.length > 0) execFileSync('docker', ['rmi', '--force', ...new Set(images)], { stdio: 'ignore' });
+    }
+  });
+
+  async function deploy(): Promise<{ dep: Deployment; env: { id: string; endpoints: { url: string }[] } }> {
+    const res = await h.api.post('/v1/projects/built/deploy', { env: 'production', source: { ref: 'main' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id, 120_000);
+    return { dep, env: (await h.api.get(`/v1/envs/${res.body.env.id}`)).body };
+  }
+  const get = async (url: string, path = '/') => (await fetch(new URL(path, url))).text();
+
+  it('builds the image in the checkout of the commit, with its build args, and runs it; the pull stage reports the build', async () => {
+    const { dep, env } = await deploy();
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect(await get(env.endpoints[0]!.url)).toBe('one');
+    expect((await get(env.endpoints[0]!.url, '/greeting')).trim()).toBe('hello from a build arg');
+    const pipeline = pipelineOf(dep);
+    expect(pipeline.state).toBe('success');
+    const pull = pipeline.stages.find((s) => s.name === 'pull')!;
+    expect(pull.status).toBe('ok');
+    expect(pull.detail).toMatch(new RegExp(`^built on this host from ${ids.one!.slice(0, 12)} in \\d+ ms$`));
+    const build = buildOf(dep);
+    expect(build).toMatchObject({ failed: false, commit: ids.one, cached: false, tag: expect.stringMatching(/^denv-build\/web:[0-9a-f]{24}$/), image_id: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    // The container runs exactly the image the build made (by id).
+    const imageId = execFileSync('docker', ['image', 'inspect', '--format', '{{.Id}}', build.tag as string], { encoding: 'utf8' }).trim();
+    expect(imageId).toBe(build.image_id);
+    const containers = execFileSync('docker', ['ps', '-q', '--filter', `ancestor=${imageId}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    expect(containers).toHaveLength(1);
+  });
+
+  it('the same commit again reuses the build (cached) and leaves the running container alone (no_op)', async () => {
+    const { dep, env } = await deploy();
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    const pipeline = pipelineOf(dep);
+    expect(buildOf(dep)).toMatchObject({ failed: false, commit: ids.one, cached: true });
+    expect(pipeline.state).toBe('no_op');
+    expect(pipeline.stages.find((s) => s.name === 'idempotency')!.detail).toBe('same digest and env, already healthy');
+    expect(await get(env.endpoints[0]!.url)).toBe('one');
+  });
+
+  it('a new push builds again and the new commit answers', async () => {
+    ids.two = await commit(work, { 'app/rootfs/www/index.html': 'two' }, 'two');
+    await git(work, 'push', '-q', bare, 'main');
+    const { dep, env } = await deploy();
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect(buildOf(dep)).toMatchObject({ failed: false, commit: ids.two, cached: false });
+    expect(await get(env.endpoints[0]!.url)).toBe('two');
+  });
+
+  it('a build that fails fails prepare with docker\'s last lines; the serving version keeps serving', async () => {
+    ids.three = await commit(work, { 'app/Dockerfile': dockerfile('no-such-dir/') }, 'broken');
+    await git(work, 'push', '-q', bare, 'main');
+    const { dep, env } = await deploy();
+    expect(dep.error).toMatch(/^prepare: web: docker build exited with code 1:\n[\s\S]*no-such-dir/);
+    expect(dep.status).toBe('rolled_back');
+    expect(buildOf(dep)).toMatchObject({ failed: true, commit: ids.three });
+    expect(await get(env.endpoints[0]!.url)).toBe('two');
+  });
+
+  it('a Compose deploy of a service with only build is refused, naming the service; nothing is recorded', async () => {
+    const before = (await h.api.get('/v1/deployments')).body.items.length;
+    const res = await h.api.post('/v1/projects/built/deploy', { env: 'production', compose: COMPOSE });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe('services.web: has only build: images are built from the linked repository in a source deploy (denv deploy --source); or give an image');
+    expect((await h.api.get('/v1/deployments')).body.items.length).toBe(before);
+  });
+});
