@@ -19,6 +19,7 @@ import { closeDockerHarness } from './helpers/docker-agent.js';
 import { requireDockerAndRegistry } from './helpers/docker-images.js';
 import { commit, git } from './helpers/git-repos.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { spawnDenv } from './helpers/processes.js';
 
 const COMPOSE = stringify({
   services: {
@@ -99,6 +100,15 @@ describe('source deploys build Compose build: with Docker', () => {
     expect(imageId).toBe(build.image_id);
     const containers = execFileSync('docker', ['ps', '-q', '--filter', `ancestor=${imageId}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(containers).toHaveLength(1);
+    // What docker printed went to the control plane as it came, and is kept with the deployment.
+    const events = (await h.api.get(`/v1/events?subject=dep:${dep.id}&limit=500`)).body.items as { type: string; data: { service: string; lines: string[] } }[];
+    const printed = events.filter((e) => e.type === 'deployment.output').flatMap((e) => (expect(e.data.service).toBe('web'), e.data.lines));
+    expect(printed.some((l) => /FROM scratch/i.test(l))).toBe(true);
+    expect(printed.some((l) => /Successfully built|writing image/i.test(l))).toBe(true);
+    // `denv deployment watch` shows those lines under the phase (the stream replays them, then ends).
+    const watch = spawnDenv(['--url', h.cp.url, '--token', h.cp.adminToken, 'deployment', 'watch', dep.id]);
+    expect(await new Promise<number | null>((resolve) => watch.proc.once('close', resolve))).toBe(0);
+    expect(watch.output()).toMatch(/^ {6}web \| .*FROM scratch/im);
   });
 
   it('the same commit again reuses the build (cached) and leaves the running container alone (no_op)', async () => {

@@ -287,6 +287,10 @@ http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : greet())
       expect(dep.error).toMatch(/^prepare: web: x-denv\.build \["node","-e",.*\] exited with code 2:\n/s);
       expect(dep.error).toContain('compiling assets');
       expect(dep.error).toContain("error: asset x is missing");
+      // What the build printed reached the control plane as it ran, kept with the deployment (stdout
+      // and stderr are two pipes: their lines may interleave either way).
+      const events = (await h.api.get(`/v1/events?subject=dep:${dep.id}&limit=500`)).body.items as { type: string; data: { service: string; lines: string[] } }[];
+      expect(events.filter((e) => e.type === 'deployment.output').flatMap((e) => e.data.lines.map((l) => `${e.data.service}: ${l}`)).sort()).toEqual(['web: compiling assets', 'web: error: asset x is missing']);
       const env = (await h.api.get(`/v1/envs/${res.body.env.id}`)).body;
       expect(env.current_version).toBe(again.env.current_version);
       expect(await (await fetch(env.endpoints[0].url)).text()).toBe('hello from an npm dependency');

@@ -31,4 +31,6 @@ export interface AgentContext {
   /** Log ring buffers, metric samples, incidents (telemetry/). Absent in contexts built without one (tests). */
   readonly telemetry?: AgentTelemetry;
   readonly log: (line: string) => void;
+  /** Within a command: send lines a service's build printed to the control plane as they come (command-output.ts). */
+  readonly output?: (service: string, lines: readonly string[]) => void;
 }

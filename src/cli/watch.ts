@@ -15,6 +15,8 @@ export interface FollowOptions {
   readonly signal?: AbortSignal;
   /** Called with every state seen, duplicates included (PhaseProgress de-duplicates). */
   readonly onUpdate?: (d: Deployment) => void;
+  /** Called with the lines a service's build prints, as the control plane relays them. */
+  readonly onOutput?: (o: { readonly service: string; readonly lines: readonly string[] }) => void;
   /** Give up (UNREACHABLE) after the control plane has been unreachable this long. Default 60 s. */
   readonly giveUpAfterMs?: number;
   /** First and longest pause between reconnects. */
@@ -50,6 +52,9 @@ export async function followDeployment(client: Pick<ApiClient, 'get' | 'events' 
         if (message.event === 'deployment') {
           last = parseDeployment(message.data);
           seen(last);
+        } else if (message.event === 'output') {
+          const out = parseOutput(message.data);
+          if (out) opts.onOutput?.(out);
         } else if (message.event === 'end') {
           break;
         }
@@ -69,6 +74,16 @@ export async function followDeployment(client: Pick<ApiClient, 'get' | 'events' 
     await delay(pause, undefined, { signal });
     pause = Math.min(pause * 2, backoff.max);
   }
+}
+
+function parseOutput(data: string): { service: string; lines: string[] } | null {
+  try {
+    const o = JSON.parse(data) as { service?: unknown; lines?: unknown };
+    if (typeof o.service === 'string' && Array.isArray(o.lines)) return { service: o.service, lines: o.lines.map(String) };
+  } catch {
+    // not ours: ignored
+  }
+  return null;
 }
 
 function parseDeployment(data: string): Deployment {
@@ -102,6 +117,8 @@ export async function watchDeployment(client: ApiClient, id: string, opts: Watch
     const final = await followDeployment(client, id, {
       signal: opts.signal,
       onUpdate: opts.json ? undefined : (d) => progress.update(d, Date.now()).forEach(write),
+      // A build's lines as it prints them, under the phase that runs it.
+      onOutput: opts.json ? undefined : (o) => o.lines.forEach((line) => write(`      ${o.service} | ${line}`)),
     });
     write(opts.json ? toJson(final) : formatOutcome(final));
     return final;

@@ -34,6 +34,10 @@ const hostFacts = z.looseObject({
   public_ip: z.array(z.string().max(64)).max(8).optional(),
 });
 
+/** A live output message carries at most this many lines, each cut to this many characters. */
+export const OUTPUT_LINES_MAX = 200;
+export const OUTPUT_LINE_MAX = 2000;
+
 export const agentMessage = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('hello'),
@@ -57,6 +61,8 @@ export const agentMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('logs'), env: z.string(), lines: z.array(logLine).max(2000) }),
   z.object({ type: z.literal('metrics'), env: z.string(), samples: z.array(metricSample).max(5000) }),
   incidentReport.extend({ type: z.literal('incident') }),
+  /** Live output of a running command (a build's), best effort: the control plane keeps it with the command's deployment. */
+  z.object({ type: z.literal('output'), id: z.string(), service: z.string().max(256), lines: z.array(z.string().max(OUTPUT_LINE_MAX)).max(OUTPUT_LINES_MAX) }),
   z.object({
     type: z.literal('result'),
     id: z.string(),

@@ -9,6 +9,9 @@ import type { Phase } from '../contracts/domain.js';
  * this replica holds its host's socket), `telemetry` (env id: its live status, logs or samples
  * changed; the live streams re-read).
  *
+ * `output` carries lines a build printed on this replica's agent socket, for the deployment's
+ * live streams here (they are also stored as `deployment.output` events, which every replica reads).
+ *
  * One exception: `progress` carries what this replica's engine has just committed of a deployment
  * it runs (kind, status, phases, exactly as stored), emitted after the commit, so the /metrics
  * observer needs no read per transition (it made ~24 per deploy; bench/load.mjs).
@@ -20,7 +23,15 @@ export interface DeploymentProgress {
   readonly phases: readonly Phase[];
 }
 
-export type Bus = EventEmitter<{ deployment: [string]; progress: [DeploymentProgress]; command: [string]; host: [string]; kick: []; route: [string]; telemetry: [string] }>;
+/** Lines a service's build printed while a deployment's command ran (agent commands/command-output.ts). */
+export interface DeploymentOutput {
+  /** The `deployment.output` event that holds these lines. */
+  readonly event: number;
+  readonly service: string;
+  readonly lines: readonly string[];
+}
+
+export type Bus = EventEmitter<{ deployment: [string]; output: [string, DeploymentOutput]; progress: [DeploymentProgress]; command: [string]; host: [string]; kick: []; route: [string]; telemetry: [string] }>;
 
 export function createBus(): Bus {
   const bus = new EventEmitter() as Bus;

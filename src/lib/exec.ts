@@ -21,6 +21,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Keep at most this many bytes of each stream, the *last* ones (where errors and results are). Default 1 MiB. */
   readonly maxOutputBytes?: number;
+  /** Called with each chunk of stdout and stderr as it arrives (a build's output, shown live). */
+  readonly onOutput?: (chunk: Buffer) => void;
 }
 
 export interface RunResult {
@@ -95,8 +97,8 @@ export function run(argv: readonly string[], opts: RunOptions = {}): Promise<Run
     });
     const stdout = new TailBuffer(cap);
     const stderr = new TailBuffer(cap);
-    child.stdout?.on('data', (c: Buffer) => stdout.push(c));
-    child.stderr?.on('data', (c: Buffer) => stderr.push(c));
+    child.stdout?.on('data', (c: Buffer) => (stdout.push(c), opts.onOutput?.(c)));
+    child.stderr?.on('data', (c: Buffer) => (stderr.push(c), opts.onOutput?.(c)));
     let timedOut = false;
     let settled = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;

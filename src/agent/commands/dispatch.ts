@@ -28,6 +28,7 @@ export interface CommandMessage {
 }
 
 type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
+type OutputMessage = Extract<AgentMessage, { type: 'output' }>;
 
 /** Read-only kinds (telemetry): running one twice is harmless, so they bypass the command store
  *  and the command log — a log view every few seconds must not leave a file per request. */
@@ -49,7 +50,7 @@ function resultMessage(id: string, outcome: CommandOutcome): ResultMessage {
 }
 
 /** `unacked`: results finished before this process started and never acknowledged (CommandStore.unacked). */
-export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage) => boolean, unacked: readonly UnackedResult[] = []): Dispatcher {
+export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage | OutputMessage) => boolean, unacked: readonly UnackedResult[] = []): Dispatcher {
   /** Answers awaiting an ack, in insertion order; `sentAt` null: not sent yet. */
   const outbox = new Map<string, { msg: ResultMessage; sentAt: number | null }>();
   const transmit = (msg: ResultMessage) => outbox.set(msg.id, { msg, sentAt: send(msg) ? Date.now() : null });
@@ -91,7 +92,9 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
           ctx.log(`command ${id} ${kind} started`);
           // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
           const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
-          return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt);
+          // Live output (a build's) goes out as it comes, best effort: not kept for a reconnect.
+          const output = (service: string, lines: readonly string[]) => void send({ type: 'output', id, service, lines: [...lines] });
+          return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), { ...ctx, output }, receivedAt);
         },
         typeof env === 'string' ? env : null,
       );

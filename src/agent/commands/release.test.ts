@@ -19,7 +19,7 @@ type Result = Extract<AgentMessage, { type: 'result' }>;
 describe('env.release (separate)', () => {
   it('leaves the processes running, forgets the env, and refuses every later command for it, across restarts', async () => {
     const sent: Result[] = [];
-    const dispatcher = createDispatcher(fx.ctx, new CommandStore(path.join(fx.dataDir, 'commands')), (m) => (sent.push(m), true));
+    const dispatcher = createDispatcher(fx.ctx, new CommandStore(path.join(fx.dataDir, 'commands')), (m) => (m.type === 'result' && sent.push(m), true));
     const services = { web: nodeService(HTTP_SERVER, httpHealth()) };
     await dispatcher.dispatch({ id: 'c1', kind: 'env.create', payload: { env: 'env_a', version: 'ver_1', services, volumes: [], retire_others: false } });
     const created = sent[0]!.result as { outcome: string; services: { web: { pid: number } } };
@@ -36,7 +36,7 @@ describe('env.release (separate)', () => {
     expect(() => process.kill(pid, 0)).not.toThrow(); // the refused stop touched nothing
 
     const restarted = await fx.reopen();
-    const again = createDispatcher(restarted, new CommandStore(path.join(fx.dataDir, 'commands')), (m) => (sent.push(m), true));
+    const again = createDispatcher(restarted, new CommandStore(path.join(fx.dataDir, 'commands')), (m) => (m.type === 'result' && sent.push(m), true));
     await again.dispatch({ id: 'c4', kind: 'env.destroy', payload: { env: 'env_a' } });
     expect(sent[3]).toMatchObject({ ok: false, error: { code: 'RELEASED' } });
 

@@ -24,6 +24,7 @@ import { builtImageName } from '../../contracts/spec-service.js';
 import type { BuildSpec } from '../../contracts/spec-types.js';
 import { run } from '../../lib/exec.js';
 import { KeyedMutex } from '../../lib/mutex.js';
+import { outputLines } from '../commands/command-output.js';
 import { dockerBuildArgv } from '../runtimes/docker/docker-argv.js';
 import type { DockerRuntime } from '../runtimes/docker/docker-runtime.js';
 import type { BuiltImage } from '../pipeline/stage.js';
@@ -68,6 +69,8 @@ export async function ensureImageBuild(o: {
   readonly build: BuildSpec;
   readonly checkout: string;
   readonly commit: string;
+  /** Lines of docker's output as they come (sent live to the control plane). */
+  readonly output?: (lines: readonly string[]) => void;
 }): Promise<BuiltImage> {
   const paths = buildPaths(o.checkout, o.build);
   const root = realpathSync(o.checkout);
@@ -78,7 +81,8 @@ export async function ensureImageBuild(o: {
     if (known) return { tag, image_id: known.id, commit: o.commit, key, cached: true, took_ms: 0 };
     const started = Date.now();
     const argv = dockerBuildArgv({ context: paths.context, dockerfile: paths.dockerfile, tag, target: o.build.target, args: o.build.args, labels: { 'dev.denv.build.commit': o.commit, 'dev.denv.build.key': key } });
-    const out = await run(argv, { timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES });
+    const live = o.output ? outputLines(o.output) : null;
+    const out = await run(argv, { timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES, ...(live ? { onOutput: live.write } : {}) }).finally(() => live?.end());
     const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
     const logDir = path.join(o.workloads, o.env, 'build', o.service);
     await mkdir(logDir, { recursive: true, mode: 0o711 });

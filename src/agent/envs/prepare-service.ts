@@ -60,7 +60,7 @@ export async function prepareService(
   let cwd: string;
   let build: BuildResult | null = null;
   if (spec.build_command && !checkout) throw new DenvError('AGENT_ERROR', 'x-denv.build runs only in a source deploy (denv deploy --source): there is no checkout to build in');
-  if (checkout && spec.build_command) build = await ensureBuild({ workloads: ctx.workloads, env: id.env, service: id.service, spec, checkout: checkout.dir, commit: checkout.commit, identity, home });
+  if (checkout && spec.build_command) build = await ensureBuild({ workloads: ctx.workloads, env: id.env, service: id.service, spec, checkout: checkout.dir, commit: checkout.commit, identity, home, ...(ctx.output ? { output: (lines: readonly string[]) => ctx.output!(id.service, lines) } : {}) });
   const tree = build?.dir ?? checkout?.dir ?? null;
   if (tree && (!spec.working_dir || !path.isAbsolute(spec.working_dir))) {
     // A source deploy: no working_dir, or a relative one, is inside the commit's checkout (or the service's build of it).

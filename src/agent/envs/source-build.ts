@@ -19,6 +19,7 @@ import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { run } from '../../lib/exec.js';
+import { outputLines } from '../commands/command-output.js';
 import type { Identity } from '../identity/identity.js';
 import { assertReachable, ownDir, ownTree } from '../identity/ownership.js';
 import { contextArgv } from '../runtimes/process/launch-argv.js';
@@ -70,6 +71,8 @@ export async function ensureBuild(o: {
   readonly commit: string;
   readonly identity: Identity | null;
   readonly home: string;
+  /** Lines the build prints as they come (sent live to the control plane). */
+  readonly output?: (lines: readonly string[]) => void;
 }): Promise<BuildResult> {
   const argv = o.spec.build_command!;
   const env = buildEnvironment(o.spec, o.home);
@@ -87,7 +90,8 @@ export async function ensureBuild(o: {
   if (o.identity) await ownTree(staging, o.identity);
   // Refused with the reason rather than a build that fails on EACCES somewhere inside npm.
   await assertReachable(path.join(staging, '.'), o.identity, 'the build directory');
-  const out = await run(contextArgv(argv, o.identity), { cwd: staging, env, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES });
+  const live = o.output ? outputLines(o.output) : null;
+  const out = await run(contextArgv(argv, o.identity), { cwd: staging, env, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES, ...(live ? { onOutput: live.write } : {}) }).finally(() => live?.end());
   const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
   await writeFile(`${dir}.log`, log, { mode: 0o600 });
   if (out.exitCode !== 0) {

@@ -174,7 +174,7 @@ async function buildImages(ctx: AgentContext & { readonly pipeline: PipelineHost
     }
     try {
       const checkout = await ensureCheckout(ctx, req.env, req.source);
-      const b = await ensureImageBuild({ docker, workloads: ctx.workloads, env: req.env, service: name, build: spec.build, checkout, commit: req.source.commit });
+      const b = await ensureImageBuild({ docker, workloads: ctx.workloads, env: req.env, service: name, build: spec.build, checkout, commit: req.source.commit, ...(ctx.output ? { output: (lines: readonly string[]) => ctx.output!(name, lines) } : {}) });
       built[name] = b;
       reports[name] = { failed: false, tag: b.tag, image_id: b.image_id, commit: b.commit, cached: b.cached, took_ms: b.took_ms };
     } catch (err) {

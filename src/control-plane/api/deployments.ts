@@ -4,6 +4,7 @@ import { findDeployment } from './lookup.js';
 import { listPage } from './paging.js';
 import { openEventStream } from './event-stream.js';
 import { route } from './route.js';
+import type { DeploymentOutput } from '../bus.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
 
@@ -23,10 +24,26 @@ export const deploymentRoutes = [
     },
   }),
   route({
-    method: 'GET', url: '/v1/deployments/:id/stream', summary: 'Server-sent events: `deployment` on every change, `end` after a terminal status',
+    method: 'GET', url: '/v1/deployments/:id/stream', summary: 'Server-sent events: `deployment` on every change, `output` ({service, lines}) as a build prints, `end` after a terminal status',
     async handler({ db, bus, streams }, { auth, params, reply, req }) {
       const first = await findDeployment(db, auth.team, params.id!);
       const stream = openEventStream(req, reply, streams, auth);
+      // A build's lines: those stored before the stream opened, then each as its agent sends it to
+      // this replica (live lines that arrive while the stored ones are read wait, and none is sent twice).
+      let sentUpTo = 0;
+      let held: DeploymentOutput[] | null = [];
+      const sendOutput = (o: DeploymentOutput) => {
+        if (o.event <= sentUpTo || stream.closed) return;
+        sentUpTo = o.event;
+        stream.send('output', { service: o.service, lines: o.lines });
+      };
+      const onOutput = (id: string, out: DeploymentOutput) => id === first.id && (held ? held.push(out) : sendOutput(out));
+      bus.on('output', onOutput);
+      stream.onClose(() => bus.off('output', onOutput));
+      const stored = await db.query<{ id: number; data: { service: string; lines: string[] } }>("select id, data from events where subject = $1 and type = 'deployment.output' order by id", [`dep:${first.id}`]);
+      for (const e of stored) sendOutput({ event: Number(e.id), service: e.data.service, lines: e.data.lines });
+      for (const o of held) sendOutput(o);
+      held = null;
       let last = '';
       // Every stream of this deployment shares one poll (another control plane may run it).
       const watch = streams.watch<DeploymentRow | undefined>(

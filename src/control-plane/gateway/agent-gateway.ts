@@ -269,6 +269,7 @@ export class AgentGateway {
           send({ type: 'ack', id: msg.id });
         }
         else if (msg.type === 'live_status') await this.liveStatus(hostId, msg);
+        else if (msg.type === 'output') await this.output(hostId, msg);
         else if (msg.type === 'logs' || msg.type === 'metrics' || msg.type === 'incident') await acceptTelemetry(this.opts.db, this.opts.bus, hostId, msg);
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
     });
@@ -284,6 +285,22 @@ export class AgentGateway {
       }
     });
     ws.on('error', () => {});
+  }
+
+  /**
+   * Live output of a command this host runs: kept with the command's deployment as a
+   * `deployment.output` event and passed to the deployment's live streams on this replica. Output
+   * of a command that is not open on this host (finished, another host's) is dropped.
+   */
+  private async output(hostId: string, msg: Extract<AgentMessage, { type: 'output' }>): Promise<void> {
+    const rows = await this.opts.db.query<{ team: string; deployment: string }>(
+      "select d.team, d.id as deployment from commands c join deployments d on d.id = c.deployment where c.id = $1 and c.host = $2 and c.status in ('pending', 'sent')",
+      [msg.id, hostId],
+    );
+    const open = rows[0];
+    if (!open || msg.lines.length === 0) return;
+    const event = await appendEvent(this.opts.db, { team: open.team, subject: `dep:${open.deployment}`, type: 'deployment.output', data: { service: msg.service, lines: msg.lines } });
+    this.opts.bus.emit('output', open.deployment, { event, service: msg.service, lines: msg.lines });
   }
 
   /** Tell every replica the host changed (e.g. removed: the one holding its socket closes it). */
