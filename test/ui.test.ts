@@ -5,11 +5,14 @@
  * error and rollback, stop with confirmation, the hosts page, a narrow screen. Screenshots of each
  * page go to `test-output/ui/`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './helpers/api.js';
 import { launchBrowser, outputDir, type Browser } from './helpers/browser.js';
+import { commit, git } from './helpers/git-repos.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
@@ -25,7 +28,7 @@ describe('web UI', () => {
   let appUrl = '';
 
   beforeAll(async () => {
-    [h, b] = await Promise.all([startHarness({ cp: { liveStatusMs: 300, metricsMs: 500 } }), launchBrowser()]);
+    [h, b] = await Promise.all([startHarness({ cp: { liveStatusMs: 300, metricsMs: 500, allowFileRepos: true } }), launchBrowser()]);
     await h.api.post('/v1/projects', { name: 'shop' });
   });
   afterAll(async () => {
@@ -154,5 +157,28 @@ describe('web UI', () => {
     expect(await page.textContent('[data-testid="env-row-production"]')).toContain('stopped');
     await shot('overview');
     await waitFor(async () => (await h.api.get(`/v1/envs/${envId}`)).body.status === 'stopped', 5000, 'stopped in the API');
+  });
+
+  it('shows what a source deploy\'s build prints while it runs, and all of it when the finished deployment is opened again', async () => {
+    const { page } = b;
+    const root = mkdtempSync(path.join(tmpdir(), 'denv-ui-build-'));
+    const work = path.join(root, 'work');
+    await git(root, 'init', '-q', '-b', 'main', work);
+    // Eight lines, 400 ms apart: the first is on the page long before the last is printed.
+    const build = ['node', '-e', "let i = 0; const t = setInterval(() => { console.log('building step ' + ++i); if (i === 8) clearInterval(t); }, 400)"];
+    await commit(work, { 'compose.yaml': JSON.stringify({ services: { web: { command: ['node', APP], 'x-denv': { build, health: { path: '/healthz', timeout: '10s' } } } } }) }, 'one');
+    expect((await h.api.post('/v1/projects', { name: 'built', repo: `file://${work}`, branch: 'main' })).status).toBe(201);
+    const res = await h.api.post('/v1/projects/built/deploy', { env: 'production', source: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await page.goto(`${h.cp.url}/deployments/${res.body.deployment.id}`);
+    await page.waitForFunction(() => document.querySelector('[data-testid="build-output"]')?.textContent?.includes('web | building step 1'), undefined, { timeout: 60_000 });
+    expect(await page.textContent('[data-testid="build-output"]')).not.toContain('building step 8'); // live, not at the end
+    await page.waitForSelector('[data-testid="deployment-status"][data-status="succeeded"]', { timeout: 60_000 });
+    await page.reload();
+    await page.waitForSelector('[data-testid="build-output"]');
+    const lines = (await page.textContent('[data-testid="build-output"]'))!.split('\n');
+    expect(lines).toEqual(Array.from({ length: 8 }, (_, i) => `web | building step ${i + 1}`));
+    await shot('deployment-build-output');
+    rmSync(root, { recursive: true, force: true });
   });
 });

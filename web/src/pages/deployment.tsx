@@ -1,7 +1,8 @@
 /**
  * The deployment page (seed 002 "the deployment detail page"): every phase with its status,
  * duration and evidence (expandable), updated live from `GET /v1/deployments/{id}/stream` while it
- * runs; the error and the verdict highlighted at the top.
+ * runs; the error and the verdict highlighted at the top; what its builds printed (the stream's
+ * `output` events while it runs, its `deployment.output` events once it has finished).
  */
 import { useState } from 'preact/hooks';
 import { get } from '../api.js';
@@ -11,6 +12,25 @@ import { useLoad, useNow, useStream } from '../hooks.js';
 import type { Deployment, Env, Phase } from '../types.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
+/** The build output shown at most (its last lines). */
+const OUTPUT_SHOWN = 2000;
+
+interface OutputBatch {
+  readonly service: string;
+  readonly lines: readonly string[];
+}
+
+function BuildOutput({ batches }: { batches: readonly OutputBatch[] }) {
+  const lines = batches.flatMap((b) => b.lines.map((l) => `${b.service} | ${l}`)).slice(-OUTPUT_SHOWN);
+  if (lines.length === 0) return null;
+  return (
+    <Section title="Build output">
+      <pre class="build-output" data-testid="build-output">
+        {lines.join('\n')}
+      </pre>
+    </Section>
+  );
+}
 
 /** The verdict in words, from the deployment and its `verdict` phase's evidence. */
 function verdictText(d: Deployment): string | null {
@@ -51,13 +71,23 @@ function PhaseRow({ phase, index, error, now }: { phase: Phase; index: number; e
 export function DeploymentPage({ id }: { id: string }) {
   const now = useNow(500);
   const [live, setLive] = useState<Deployment | null>(null);
+  const [streamed, setStreamed] = useState<readonly OutputBatch[]>([]);
   const first = useLoad(() => get<Deployment>(`/v1/deployments/${encodeURIComponent(id)}`), [id]);
   const dep = live ?? first.data;
   const env = useLoad(() => (dep ? get<Env>(`/v1/envs/${encodeURIComponent(dep.env)}`) : Promise.resolve(undefined)), [dep?.env]);
   // The stream sends the deployment on every change and ends after a terminal status.
+  // It also sends what the builds printed: what came before it opened, then each batch as it comes.
   useStream(dep && TERMINAL.has(dep.status) ? null : `/v1/deployments/${encodeURIComponent(id)}/stream`, (m) => {
     if (m.event === 'deployment') setLive(JSON.parse(m.data) as Deployment);
+    else if (m.event === 'output') setStreamed((all) => [...all, JSON.parse(m.data) as OutputBatch]);
   });
+  // A deployment that had finished when the page opened: its output as stored.
+  const finishedAtLoad = first.data !== undefined && TERMINAL.has(first.data.status);
+  const stored = useLoad(
+    () => (finishedAtLoad ? get<{ items: { type: string; data: OutputBatch }[] }>(`/v1/events?subject=${encodeURIComponent(`dep:${id}`)}&limit=1000`) : Promise.resolve(undefined)),
+    [id, finishedAtLoad],
+  );
+  const output = streamed.length > 0 ? streamed : (stored.data?.items ?? []).filter((e) => e.type === 'deployment.output').map((e) => e.data);
   if (first.error && !dep) return <ErrorBox error={first.error} />;
   if (!dep) return <p class="loading">Loading…</p>;
   const verdict = verdictText(dep);
@@ -92,6 +122,7 @@ export function DeploymentPage({ id }: { id: string }) {
           ))}
         </ol>
       </Section>
+      <BuildOutput batches={output} />
     </div>
   );
 }
