@@ -4,12 +4,15 @@
  * checkout of the commit, and the built image runs through the service's pipeline (pull says
  * "built on this host"). The same commit and inputs reuse the build; a new push builds again; a
  * failing build fails `prepare` with docker's last lines and the serving version keeps serving.
- * A Compose deploy of a service with only `build` is refused. Docker is required: without it the
+ * A push announced by GitHub's signed webhook builds and deploys the new commit. A Compose deploy
+ * of a service with only `build` is refused. Docker is required: without it the
  * test fails (never skips).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { sign } from '@octokit/webhooks-methods';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +24,9 @@ import { commit, git } from './helpers/git-repos.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 import { spawnDenv } from './helpers/processes.js';
 
+const SECRET = 'build-hook-secret-0123456789';
+const examples = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as { name: string; examples: Record<string, unknown>[] }[];
+const pushExample = examples.find((e) => e.name === 'push')!.examples.find((p) => p.ref === 'refs/heads/master' && p.deleted === false)!;
 const COMPOSE = stringify({
   services: {
     web: {
@@ -121,13 +127,35 @@ describe('source deploys build Compose build: with Docker', () => {
     expect(await get(env.endpoints[0]!.url)).toBe('one');
   });
 
-  it('a new push builds again and the new commit answers', async () => {
+  it('a push announced by GitHub\'s signed webhook builds the new commit: the env goes upgrading, then running, and the new commit answers', async () => {
+    expect((await h.api.req('PATCH', '/v1/projects/built', { auto_upgrade: true, webhook_secret: SECRET })).status).toBe(200);
     ids.two = await commit(work, { 'app/rootfs/www/index.html': 'two' }, 'two');
     await git(work, 'push', '-q', bare, 'main');
-    const { dep, env } = await deploy();
+    // GitHub's own push payload (@octokit/webhooks-examples), pointed at this commit, signed as GitHub signs it.
+    const body = JSON.stringify({ ...pushExample, ref: 'refs/heads/main', after: ids.two });
+    const res = await fetch(`${h.cp.url}/v1/hooks/github?project=built`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': await sign(SECRET, body) },
+      body,
+    });
+    const started = (await res.json()) as { deployment: string; env: string };
+    expect(res.status, JSON.stringify(started)).toBe(202);
+    const seen = new Set<string>();
+    for (;;) {
+      seen.add((await h.api.get(`/v1/envs/${started.env}`)).body.status);
+      const d = (await h.api.get(`/v1/deployments/${started.deployment}`)).body as Deployment;
+      if (['succeeded', 'failed', 'rolled_back'].includes(d.status)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const dep = await h.api.finished(started.deployment);
     expect(dep.status, dep.error ?? '').toBe('succeeded');
+    expect([...seen]).toContain('upgrading');
+    const env = (await h.api.get(`/v1/envs/${started.env}`)).body;
+    expect(env.status).toBe('running');
     expect(buildOf(dep)).toMatchObject({ failed: false, commit: ids.two, cached: false });
     expect(await get(env.endpoints[0]!.url)).toBe('two');
+    const events = (await h.api.get(`/v1/events?subject=dep:${dep.id}`)).body.items as { type: string; data: unknown }[];
+    expect(events.find((e) => e.type === 'deployment.source')?.data).toEqual({ sha: ids.two, branch: 'main', repo: `file://${bare}` });
   });
 
   it('a build that fails fails prepare with docker\'s last lines; the serving version keeps serving', async () => {
