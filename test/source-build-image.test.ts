@@ -9,7 +9,7 @@
  * test fails (never skips).
  */
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { sign } from '@octokit/webhooks-methods';
@@ -48,6 +48,7 @@ const dockerfile = (copy = 'rootfs/') => [
 type Stage = { name: string; status: string; detail?: string };
 const prepareOf = (dep: Deployment) => dep.phases.find((p) => p.name === 'prepare')!;
 const pipelineOf = (dep: Deployment) => (prepareOf(dep).evidence as { pipelines: Record<string, { state: string; stages: Stage[] }> }).pipelines.web!;
+const get = async (url: string, path = '/') => (await fetch(new URL(path, url))).text();
 const buildOf = (dep: Deployment) => (prepareOf(dep).evidence as { builds: Record<string, Record<string, unknown>> }).builds.web!;
 
 describe('source deploys build Compose build: with Docker', () => {
@@ -87,7 +88,6 @@ describe('source deploys build Compose build: with Docker', () => {
     const dep = await h.api.finished(res.body.deployment.id, 120_000);
     return { dep, env: (await h.api.get(`/v1/envs/${res.body.env.id}`)).body };
   }
-  const get = async (url: string, path = '/') => (await fetch(new URL(path, url))).text();
 
   it('builds the image in the checkout of the commit, with its build args, and runs it; the pull stage reports the build', async () => {
     const { dep, env } = await deploy();
@@ -176,3 +176,49 @@ describe('source deploys build Compose build: with Docker', () => {
     expect((await h.api.get('/v1/deployments')).body.items.length).toBe(before);
   });
 });
+
+describe('on a host that requires signatures, with a build key', () => {
+  let h: Harness;
+  const root = mkdtempSync(join(tmpdir(), 'denv-build-signed-test-'));
+  const work = join(root, 'work');
+  const envDir = mkdtempSync('/dev/shm/denv-test-env-');
+  let sha = '';
+
+  beforeAll(async () => {
+    await requireDockerAndRegistry();
+    await git(root, 'init', '-q', '-b', 'main', work);
+    mkdirSync(join(work, 'app', 'rootfs', 'bin'), { recursive: true });
+    copyFileSync('/bin/busybox', join(work, 'app', 'rootfs', 'bin', 'busybox'));
+    await git(work, 'add', 'app/rootfs/bin/busybox');
+    sha = await commit(work, { 'compose.yaml': COMPOSE, 'app/Dockerfile': dockerfile(), 'app/rootfs/www/index.html': 'signed', 'app/rootfs/www/healthz': 'ok', 'app/rootfs/www/run-id': randomUUID() }, 'signed');
+    // The operator's build key: its public half is among the host's trusted keys.
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    writeFileSync(join(root, 'build.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    writeFileSync(join(root, 'build.pub'), publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    writeFileSync(
+      join(root, 'agent.yaml'),
+      stringify({ require_signature: true, build_key: 'build.pem', trusted_keys: ['build.pub'], allow: { repositories: ['denv-build/'], services: ['web'] }, network: 'host', env_dir: envDir }),
+    );
+    h = await startHarness({ cp: { allowFileRepos: true }, agentConfig: join(root, 'agent.yaml') });
+    expect((await h.api.post('/v1/projects', { name: 'signedbuild', repo: `file://${work}`, branch: 'main' })).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await closeDockerHarness(h, root, envDir);
+    const images = execFileSync('docker', ['images', '-q', '--filter', `label=dev.denv.build.commit=${sha}`], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    if (images.length > 0) execFileSync('docker', ['rmi', '--force', ...new Set(images)], { stdio: 'ignore' });
+  });
+
+  it('signs what it built with its build key: admit and verify pass as for any signed deploy, and the image runs', async () => {
+    const res = await h.api.post('/v1/projects/signedbuild/deploy', { env: 'production', source: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const dep = await h.api.finished(res.body.deployment.id, 120_000);
+    expect(dep.status, dep.error ?? '').toBe('succeeded');
+    const stages = Object.fromEntries(pipelineOf(dep).stages.map((s) => [s.name, s.status]));
+    expect(stages).toMatchObject({ admit: 'ok', verify: 'ok', pull: 'ok', recreate: 'ok', health: 'ok' });
+    expect(buildOf(dep)).toMatchObject({ failed: false, commit: sha });
+    const env = (await h.api.get(`/v1/envs/${res.body.env.id}`)).body;
+    expect(await get(env.endpoints[0].url)).toBe('signed');
+  });
+});
+

@@ -5,6 +5,7 @@
  *
  *   name: host-a                      # the host envelopes bind to (default: the machine's hostname)
  *   trusted_keys: [/etc/denv/ci.pub]  # PEM public keys, ECDSA P-256
+ *   build_key: /etc/denv/build.pem    # signs images this host builds from source (its .pub among trusted_keys to run them)
  *   allow: {repositories: [...], services: [...]}   # prefixes; absent = nothing allowed for signed deploys
  *   listen: 127.0.0.1:7070            # standalone POST /deploy and /preflight; absent = no listener
  *   datasets: /var/lib/denv/datasets  # dataset root dir
@@ -33,7 +34,8 @@ import { DenvError } from '../../contracts/errors.js';
 import type { DnsConfig, ProxyConfig } from '../../edge/edge-config.js';
 import { TLS_MODES, type TlsMode } from '../../edge/proxy-provider.js';
 import { parseOrThrow } from '../../contracts/validation.js';
-import { loadTrustedKey, type TrustedKey } from '../../lib/envelope-crypto.js';
+import type { KeyObject } from 'node:crypto';
+import { loadSigningKey, loadTrustedKey, type TrustedKey } from '../../lib/envelope-crypto.js';
 import type { PortRange } from '../ports.js';
 
 export const NETWORK_MODES = ['bridge', 'host'] as const;
@@ -44,6 +46,8 @@ const listenAddress = z.string().regex(/^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F
 export const agentConfigSchema = z.strictObject({
   name: z.string().min(1).max(253).optional(),
   trusted_keys: z.array(z.string().min(1)).default([]),
+  /** A PEM private key (ECDSA P-256) that signs the images a source deploy builds here (envs/sign-built.ts). */
+  build_key: z.string().min(1).optional(),
   allow: z
     .strictObject({
       repositories: z.array(z.string()).default([]),
@@ -75,6 +79,8 @@ export type AgentConfigFile = z.infer<typeof agentConfigSchema>;
 export interface AgentConfig {
   readonly name: string;
   readonly trustedKeys: readonly TrustedKey[];
+  /** Signs images built here from source (null/absent: none; such images then run only where signatures are not required). */
+  readonly buildKey?: KeyObject | null;
   readonly allow: { readonly repositories: readonly string[]; readonly services: readonly string[]; readonly paths: readonly string[]; readonly publishedPorts: readonly PortRange[] };
   readonly listen: { readonly host: string; readonly port: number } | null;
   readonly datasets: string | null;
@@ -136,9 +142,20 @@ export async function resolveAgentConfig(doc: unknown, baseDir: string): Promise
     }
     trustedKeys.push(loadTrustedKey(pem, abs(keyPath)));
   }
+  let buildKey: KeyObject | null = null;
+  if (file.build_key !== undefined) {
+    let pem: string;
+    try {
+      pem = await readFile(abs(file.build_key), 'utf8');
+    } catch (err) {
+      throw new DenvError('BAD_REQUEST', `agent config: build_key: cannot read ${abs(file.build_key)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    buildKey = loadSigningKey(pem, `agent config: build_key ${abs(file.build_key)}`);
+  }
   return {
     name: file.name ?? os.hostname(),
     trustedKeys,
+    buildKey,
     allow: { repositories: file.allow.repositories, services: file.allow.services, paths: file.allow.paths.map(abs), publishedPorts: file.allow.published_ports.map(portRange) },
     listen: file.listen ? parseListen(file.listen) : null,
     datasets: file.datasets ? abs(file.datasets) : null,

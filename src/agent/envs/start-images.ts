@@ -36,6 +36,7 @@ import { dependenciesOf, findCycle } from './start-order.js';
 import { siblingEnvironment, type SiblingAddress } from './siblings.js';
 import { RUNNING_STATES, summarizeFailures, type Failure, type VersionRequest } from './version-request.js';
 import { ensureImageBuild } from './image-build.js';
+import { signBuiltImage } from './sign-built.js';
 import { ensureCheckout } from './source-checkout.js';
 import { needsSourceBuild } from '../../contracts/spec-service.js';
 import { messageOf } from '../../contracts/errors.js';
@@ -127,7 +128,7 @@ async function deployImages(
     const run = await runPipeline(host, {
       mode: 'deploy',
       slot,
-      envelope: envelopeFor(req, name),
+      envelope: envelopeFor(req, name) ?? built[name]?.envelope ?? null,
       spec: req.services[name]!,
       datasets,
       version: req.version,
@@ -174,8 +175,10 @@ async function buildImages(ctx: AgentContext & { readonly pipeline: PipelineHost
     }
     try {
       const checkout = await ensureCheckout(ctx, req.env, req.source);
-      const b = await ensureImageBuild({ docker, workloads: ctx.workloads, env: req.env, service: name, build: spec.build, checkout, commit: req.source.commit, ...(ctx.output ? { output: (lines: readonly string[]) => ctx.output!(name, lines) } : {}) });
-      built[name] = b;
+      const b: BuiltImage = await ensureImageBuild({ docker, workloads: ctx.workloads, env: req.env, service: name, build: spec.build, checkout, commit: req.source.commit, ...(ctx.output ? { output: (lines: readonly string[]) => ctx.output!(name, lines) } : {}) });
+      // A host that requires signatures signs what it built with its own build key (sign-built.ts), if it has one.
+      const key = ctx.pipeline.config.requireSignature ? ctx.pipeline.config.buildKey : null;
+      built[name] = key ? { ...b, envelope: signBuiltImage(key, { host: ctx.pipeline.config.name, service: name, spec, built: b }) } : b;
       reports[name] = { failed: false, tag: b.tag, image_id: b.image_id, commit: b.commit, cached: b.cached, took_ms: b.took_ms };
     } catch (err) {
       failures.push({ service: name, outcome: 'start_failed', message: `${name}: ${messageOf(err)}` });

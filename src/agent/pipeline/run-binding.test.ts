@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceSpec } from '../../contracts/spec.js';
-import { composeRunOf, effectiveRun, runMismatch, signedRunOf } from './run-binding.js';
+import { composeRunOf, effectiveRun, envelopeRunOf, runMismatch, signedRunOf, type RunSettings } from './run-binding.js';
 
 const spec = (extra: Partial<ServiceSpec> = {}): ServiceSpec => ({
   image: 'r/web',
@@ -45,3 +45,22 @@ describe('run binding', () => {
     expect(effectiveRun(composeRunOf(spec({ command: ['x'] })), null).command).toEqual(['x']);
   });
 });
+
+describe('envelopeRunOf', () => {
+  it('says exactly what the Compose file sets: signedRunOf reads back the same settings, and nothing set gives no run', () => {
+    const full: RunSettings = {
+      entrypoint: ['/bin/busybox'],
+      command: ['httpd', '-f'],
+      working_dir: '/www',
+      user: '1000:1000',
+      healthcheck: { kind: 'command', test: ['/bin/busybox', 'true'], interval_ms: 1500, timeout_ms: 3000, retries: 2, start_period_ms: 250 },
+      volumes: [{ source: 'data', target: '/data', read_only: true }],
+    };
+    expect(signedRunOf(envelopeRunOf(full))).toEqual(full);
+    const shell: RunSettings = { ...full, healthcheck: { ...full.healthcheck!, test: ['CMD-SHELL', 'test -f /ok'] } };
+    expect(signedRunOf(envelopeRunOf(shell))).toEqual(shell);
+    expect(runMismatch(full, signedRunOf(envelopeRunOf(full)))).toBeNull();
+    expect(envelopeRunOf({ entrypoint: null, command: null, working_dir: null, user: null, healthcheck: null, volumes: null })).toBeUndefined();
+  });
+});
+

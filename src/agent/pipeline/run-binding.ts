@@ -55,6 +55,20 @@ export function signedRunOf(run: EnvelopeRun | undefined): RunSettings {
   };
 }
 
+/** The envelope `run` that says exactly `run` (signedRunOf's inverse); undefined when it sets nothing. */
+export function envelopeRunOf(run: RunSettings): EnvelopeRun | undefined {
+  const h = run.healthcheck;
+  const out: EnvelopeRun = {
+    ...(run.entrypoint ? { entrypoint: [...run.entrypoint] } : {}),
+    ...(run.command ? { command: [...run.command] } : {}),
+    ...(run.working_dir ? { working_dir: run.working_dir } : {}),
+    ...(run.user ? { user: run.user } : {}),
+    ...(h ? { healthcheck: { test: h.test[0] === 'CMD-SHELL' ? [...h.test] : ['CMD', ...h.test], interval: `${h.interval_ms}ms`, timeout: `${h.timeout_ms}ms`, retries: h.retries, start_period: `${h.start_period_ms}ms` } } : {}),
+    ...(run.volumes ? { volumes: run.volumes.map((v) => ({ source: v.source, target: v.target, read_only: v.read_only })) } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 const FIELDS = ['entrypoint', 'command', 'working_dir', 'user', 'healthcheck', 'volumes'] as const satisfies readonly (keyof RunSettings)[];
 
 const canonical = (field: (typeof FIELDS)[number], value: unknown): string =>

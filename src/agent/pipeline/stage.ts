@@ -49,6 +49,8 @@ export interface BuiltImage {
   readonly key: string;
   readonly cached: boolean;
   readonly took_ms: number;
+  /** On a host that requires signatures: the envelope its build key signed for it (envs/sign-built.ts). */
+  readonly envelope?: unknown;
 }
 
 /** What admit settled: the image and everything the container will get. Holds secrets (`env`): never logged. */

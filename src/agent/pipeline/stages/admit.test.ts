@@ -232,7 +232,7 @@ describe('admit: what an admitted deploy settles', () => {
     expect(ok.state.target).toMatchObject({ repository: 'denv-build/web', digest: built.image_id, ref: built.tag, signed: false, built });
     const refused = await admit(strict, { spec, built });
     expect(refused.status).toBe('failed');
-    expect(refused.detail).toBe(`no envelope: this host requires a signed envelope for image services (require_signature), and ${built.tag} was built here from source, signed by nobody: build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
+    expect(refused.detail).toBe(`no envelope: this host requires a signed envelope for image services (require_signature), and ${built.tag} was built here from source, signed by nobody: give the host a build_key (its public key among trusted_keys), build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
     expect(refused.state.target).toBeNull();
   });
 });

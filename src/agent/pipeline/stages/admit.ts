@@ -73,7 +73,7 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   if (files) return failed(files);
   if (req.envelope === null || req.envelope === undefined) {
     if (req.built && cfg.requireSignature) {
-      return failed(`no envelope: this host requires a signed envelope for image services (require_signature), and ${req.built.tag} was built here from source, signed by nobody: build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
+      return failed(`no envelope: this host requires a signed envelope for image services (require_signature), and ${req.built.tag} was built here from source, signed by nobody: give the host a build_key (its public key among trusted_keys), build it in CI and deploy the pushed digest with an envelope, or build on a host with require_signature: false`);
     }
     if (req.spec === null || cfg.requireSignature) return failed('no envelope: this host requires a signed envelope for image services (require_signature)');
     if (req.built) {
@@ -103,16 +103,19 @@ export async function admitEnvelope(ctx: StageContext): Promise<StageOutcome> {
   const unknownVolume = (signedRun.volumes ?? []).findIndex((v) => req.datasets[v.source] === undefined);
   if (unknownVolume >= 0) return failed(`run.volumes.${unknownVolume}.source: no dataset "${signedRun.volumes![unknownVolume]!.source}" in this deploy (declare it under the Compose file's top-level volumes)`);
   state.decoded = decoded.value;
+  // An image this host built and signed with its build key: run by its id, not pulled.
+  const built = req.built && req.built.image_id === p.digest && parseImageRef(req.built.tag).repository === p.repository ? req.built : null;
   const target: Target = {
     repository: p.repository,
     digest: p.digest,
-    ref: `${p.repository}@${p.digest}`,
+    ref: built ? built.tag : `${p.repository}@${p.digest}`,
     // `${DENV_<S>_HOST}` and the like, signed as written, are filled with this host's addresses.
     env: fillEnvironment(p.env ?? {}, req.siblings ?? {}),
     health: healthOf(p, req.spec, run),
     hostnames: p.edge?.hostnames ?? [],
     signed: true,
     run,
+    ...(built ? { built } : {}),
   };
   state.target = target;
   return ok(undefined, {

@@ -16,7 +16,10 @@ export async function verifyEnvelope(ctx: StageContext, consume: boolean): Promi
   const keys = host.config.trustedKeys;
   if (keys.length === 0) return failed('no trusted keys are configured on this host (trusted_keys)');
   const key = verifyPayload(decoded.payloadBytes, decoded.signature, keys);
-  if (!key) return failed(`signature does not verify under any of the ${keys.length} trusted key${keys.length > 1 ? 's' : ''} (ECDSA P-256, SHA-256, DER)`);
+  if (!key) {
+    const built = state.target?.built ? `; ${state.target.built.tag} was built here and signed with the host's build_key: put its public key among trusted_keys` : '';
+    return failed(`signature does not verify under any of the ${keys.length} trusted key${keys.length > 1 ? 's' : ''} (ECDSA P-256, SHA-256, DER)${built}`);
+  }
   const evidence = { key: key.fingerprint, algorithm: 'ecdsa-p256-sha256' };
   if (consume && !(await host.nonces.consume(decoded.payload.nonce, decoded.payload.expires_at))) {
     return failed(`replayed: nonce "${decoded.payload.nonce}" was already used on this host`, evidence);
