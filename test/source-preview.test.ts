@@ -6,7 +6,7 @@
  * /v1/projects/{p}/previews. GitHub's own pull_request payloads (@octokit/webhooks-examples),
  * signed as GitHub signs them; a real agent process and real git repositories.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +114,11 @@ describe('preview environments', () => {
     expect(closed.body.closed).toMatchObject({ env: preview.id });
     await waitFor(async () => (await h.api.get(`/v1/envs/${preview.id}`)).body.status === 'torn_down', 60_000, 'the preview to be torn down');
     expect(existsSync(join(h.agentDir, 'envs', preview.id))).toBe(false);
+    // No dataset and no port of it left (the agent's default dataset root, and its port registry).
+    expect(existsSync(join(`${h.agentDir}-workloads`, 'datasets', prod.body.env.id))).toBe(true);
+    expect(existsSync(join(`${h.agentDir}-workloads`, 'datasets', preview.id))).toBe(false);
+    expect(readFileSync(join(h.agentDir, 'ports.json'), 'utf8')).toContain(prod.body.env.id);
+    expect(readFileSync(join(h.agentDir, 'ports.json'), 'utf8')).not.toContain(preview.id);
     const left = agentServicePids(h.agentDir);
     for (const pid of pids.filter((p) => !left.includes(p))) expect(() => process.kill(pid, 0)).toThrow();
     expect(await text(`${prodUrl}/rows`)).toBe('order-1\norder-2-after-snapshot\n');
