@@ -45,6 +45,19 @@ const dockerfile = (copy = 'rootfs/') => [
   '',
 ].join('\n');
 
+/**
+ * A repository in `work` whose first commit serves `index` (the busybox binary, the Dockerfile, the
+ * Compose file); that commit's id. A unique file makes this run's layers its own (another run's
+ * clean-up cannot remove them).
+ */
+async function newRepository(root: string, work: string, index: string): Promise<string> {
+  await git(root, 'init', '-q', '-b', 'main', work);
+  mkdirSync(join(work, 'app', 'rootfs', 'bin'), { recursive: true });
+  copyFileSync('/bin/busybox', join(work, 'app', 'rootfs', 'bin', 'busybox'));
+  await git(work, 'add', 'app/rootfs/bin/busybox');
+  return commit(work, { 'compose.yaml': COMPOSE, 'app/Dockerfile': dockerfile(), 'app/rootfs/www/index.html': index, 'app/rootfs/www/healthz': 'ok', 'app/rootfs/www/run-id': randomUUID() }, index);
+}
+
 type Stage = { name: string; status: string; detail?: string };
 const prepareOf = (dep: Deployment) => dep.phases.find((p) => p.name === 'prepare')!;
 const pipelineOf = (dep: Deployment) => (prepareOf(dep).evidence as { pipelines: Record<string, { state: string; stages: Stage[] }> }).pipelines.web!;
@@ -61,12 +74,7 @@ describe('source deploys build Compose build: with Docker', () => {
 
   beforeAll(async () => {
     await requireDockerAndRegistry();
-    await git(root, 'init', '-q', '-b', 'main', work);
-    mkdirSync(join(work, 'app', 'rootfs', 'bin'), { recursive: true });
-    copyFileSync('/bin/busybox', join(work, 'app', 'rootfs', 'bin', 'busybox'));
-    await git(work, 'add', 'app/rootfs/bin/busybox');
-    // A unique file: this run's layers are its own (another run's cleanup cannot remove them).
-    ids.one = await commit(work, { 'compose.yaml': COMPOSE, 'app/Dockerfile': dockerfile(), 'app/rootfs/www/index.html': 'one', 'app/rootfs/www/healthz': 'ok', 'app/rootfs/www/run-id': randomUUID() }, 'one');
+    ids.one = await newRepository(root, work, 'one');
     await git(root, 'clone', '-q', '--bare', work, bare);
     writeFileSync(join(root, 'agent.yaml'), stringify({ require_signature: false, network: 'host', env_dir: envDir }));
     h = await startHarness({ cp: { allowFileRepos: true }, agentConfig: join(root, 'agent.yaml') });
@@ -186,11 +194,7 @@ describe('on a host that requires signatures, with a build key', () => {
 
   beforeAll(async () => {
     await requireDockerAndRegistry();
-    await git(root, 'init', '-q', '-b', 'main', work);
-    mkdirSync(join(work, 'app', 'rootfs', 'bin'), { recursive: true });
-    copyFileSync('/bin/busybox', join(work, 'app', 'rootfs', 'bin', 'busybox'));
-    await git(work, 'add', 'app/rootfs/bin/busybox');
-    sha = await commit(work, { 'compose.yaml': COMPOSE, 'app/Dockerfile': dockerfile(), 'app/rootfs/www/index.html': 'signed', 'app/rootfs/www/healthz': 'ok', 'app/rootfs/www/run-id': randomUUID() }, 'signed');
+    sha = await newRepository(root, work, 'signed');
     // The operator's build key: its public half is among the host's trusted keys.
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     writeFileSync(join(root, 'build.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);

@@ -149,7 +149,11 @@ describe('telemetry', () => {
     const improvements = (await h.api.get('/v1/projects/errs/improvements')).body.items;
     expect(improvements).toHaveLength(1);
     expect(improvements[0]).toMatchObject({ id: incident.improvement, kind: 'bug', status: 'open', source: 'incident', incident: incident.id });
-    expect(improvements[0].body).toContain(incident.sample);
+    // The improvement was written when the incident was first reported: its pattern, and a sample
+    // of that report (the agent may have reported the 50 lines in more than one batch, and the
+    // incident keeps the latest sample).
+    expect(improvements[0].body).toContain(`Pattern: ${incident.pattern}`);
+    expect(improvements[0].body).toMatch(/\nSample:\nERROR payment \d+ failed for order \d+ after \d+ ms/);
     const events = (await h.api.get(`/v1/events?subject=env:${env}&limit=1000`)).body.items.filter((e: { type: string }) => e.type === 'incident_reported');
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({ incident: incident.id, improvement: incident.improvement });
