@@ -13,26 +13,22 @@
  * directory in the repository as the project dir, `/` being the root: api/source-spec.ts), the
  * Dockerfile relative to the context as Compose has it; both must be inside the checkout once
  * symlinks are followed. A URL context (git, https) is refused. Run without a shell (lib/exec),
- * bounded by BUILD_TIMEOUT_MS; a failure is a BuildFailed ending with the build's last lines.
+ * bounded and logged as `x-denv.build` is (source-build.ts runBuild); a failure is a BuildFailed ending with the build's last lines.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import { builtImageName } from '../../contracts/spec-service.js';
 import type { BuildSpec } from '../../contracts/spec-types.js';
-import { run } from '../../lib/exec.js';
 import { KeyedMutex } from '../../lib/mutex.js';
-import { outputLines } from '../commands/command-output.js';
 import { dockerBuildArgv } from '../runtimes/docker/docker-argv.js';
 import type { DockerRuntime } from '../runtimes/docker/docker-runtime.js';
 import type { BuiltImage } from '../pipeline/stage.js';
-import { BUILD_TIMEOUT_MS, BuildFailed, tailLines } from './source-build.js';
+import { runBuild } from './source-build.js';
 
-const LOG_BYTES = 256 * 1024;
 const builds = new KeyedMutex();
-
 
 /** The build's context dir and Dockerfile, both inside `checkout` (realpaths), or AGENT_ERROR saying which leaves it. */
 export function buildPaths(checkout: string, build: BuildSpec): { readonly context: string; readonly dockerfile: string } {
@@ -81,16 +77,9 @@ export async function ensureImageBuild(o: {
     if (known) return { tag, image_id: known.id, commit: o.commit, key, cached: true, took_ms: 0 };
     const started = Date.now();
     const argv = dockerBuildArgv({ context: paths.context, dockerfile: paths.dockerfile, tag, target: o.build.target, args: o.build.args, labels: { 'dev.denv.build.commit': o.commit, 'dev.denv.build.key': key } });
-    const live = o.output ? outputLines(o.output) : null;
-    const out = await run(argv, { timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES, ...(live ? { onOutput: live.write } : {}) }).finally(() => live?.end());
-    const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
     const logDir = path.join(o.workloads, o.env, 'build', o.service);
     await mkdir(logDir, { recursive: true, mode: 0o711 });
-    await writeFile(path.join(logDir, `${key}.image.log`), log, { mode: 0o600 });
-    if (out.exitCode !== 0) {
-      const how = out.timedOut ? `timed out after ${BUILD_TIMEOUT_MS / 60_000} min` : out.signal ? `was killed by ${out.signal}` : `exited with code ${out.exitCode}`;
-      throw new BuildFailed(argv, `docker build ${how}:\n${tailLines(log) || '(no output)'}`);
-    }
+    await runBuild({ argv, command: argv, what: 'docker build', logFile: path.join(logDir, `${key}.image.log`), ...(o.output ? { output: o.output } : {}) });
     const built = await o.docker.image(tag);
     if (!built) throw new DenvError('AGENT_ERROR', `docker build exited 0 but the engine holds no image ${tag}`);
     return { tag, image_id: built.id, commit: o.commit, key, cached: false, took_ms: Date.now() - started };

@@ -59,6 +59,31 @@ export function tailLines(text: string, n = TAIL_LINES): string {
 }
 
 /**
+ * Run a build (`x-denv.build`, or `docker build`: image-build.ts) without a shell, bounded by
+ * BUILD_TIMEOUT_MS, its output sent to `output` as it comes and its last LOG_BYTES written to
+ * `logFile` (0600). A failure is a BuildFailed: `<what> <how it ended>:` and its last lines.
+ */
+export async function runBuild(o: {
+  readonly argv: readonly string[];
+  /** What BuildFailed names as the build's command (the user's argv, without the identity wrapper). */
+  readonly command: readonly string[];
+  readonly what: string;
+  readonly logFile: string;
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly output?: (lines: readonly string[]) => void;
+}): Promise<void> {
+  const live = o.output ? outputLines(o.output) : null;
+  const out = await run(o.argv, { cwd: o.cwd, env: o.env, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES, ...(live ? { onOutput: live.write } : {}) }).finally(() => live?.end());
+  const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
+  await writeFile(o.logFile, log, { mode: 0o600 });
+  if (out.exitCode !== 0) {
+    const how = out.timedOut ? `timed out after ${BUILD_TIMEOUT_MS / 60_000} min` : out.signal ? `was killed by ${out.signal}` : `exited with code ${out.exitCode}`;
+    throw new BuildFailed(o.command, `${o.what} ${how}:\n${tailLines(log) || '(no output)'}`);
+  }
+}
+
+/**
  * Build service `service` of env `env` from `checkout` (commit `commit`): the built tree, reused
  * when this exact build already succeeded. `home` is the service's own dir (HOME for the build).
  */
@@ -90,14 +115,11 @@ export async function ensureBuild(o: {
   if (o.identity) await ownTree(staging, o.identity);
   // Refused with the reason rather than a build that fails on EACCES somewhere inside npm.
   await assertReachable(path.join(staging, '.'), o.identity, 'the build directory');
-  const live = o.output ? outputLines(o.output) : null;
-  const out = await run(contextArgv(argv, o.identity), { cwd: staging, env, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: LOG_BYTES, ...(live ? { onOutput: live.write } : {}) }).finally(() => live?.end());
-  const log = [out.stdout, out.stderr].filter((t) => t.trim() !== '').join('\n');
-  await writeFile(`${dir}.log`, log, { mode: 0o600 });
-  if (out.exitCode !== 0) {
+  try {
+    await runBuild({ argv: contextArgv(argv, o.identity), command: argv, what: `x-denv.build ${JSON.stringify(argv)}`, logFile: `${dir}.log`, cwd: staging, env, ...(o.output ? { output: o.output } : {}) });
+  } catch (err) {
     await rm(staging, { recursive: true, force: true });
-    const how = out.timedOut ? `timed out after ${BUILD_TIMEOUT_MS / 60_000} min` : out.signal ? `was killed by ${out.signal}` : `exited with code ${out.exitCode}`;
-    throw new BuildFailed(argv, `x-denv.build ${JSON.stringify(argv)} ${how}:\n${tailLines(log) || '(no output)'}`);
+    throw err;
   }
   await mkdir(root, { recursive: true });
   await rename(staging, dir);
