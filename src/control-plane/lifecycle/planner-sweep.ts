@@ -30,13 +30,12 @@ export interface PlannerSweepDeps {
 const inFlight = new Set<Promise<void>>();
 
 export async function sweepPlanning(deps: PlannerSweepDeps): Promise<number> {
-  const claimed = await deps.db.tx((tx) =>
-    tx.query<EnvRow>(
-      `update envs set planner_lease_until = now() + interval '5 minutes'
-       where id in (select id from envs where status = 'planning' and (planner_lease_until is null or planner_lease_until < now())
-                    order by updated_at limit 10 for update skip locked)
-       returning *`,
-    ),
+  // One statement, so its own transaction (no begin/commit around it).
+  const claimed = await deps.db.query<EnvRow>(
+    `update envs set planner_lease_until = now() + interval '5 minutes'
+     where id in (select id from envs where status = 'planning' and (planner_lease_until is null or planner_lease_until < now())
+                  order by updated_at limit 10 for update skip locked)
+     returning *`,
   );
   for (const env of claimed) {
     const run = planEnv(deps, env)

@@ -176,10 +176,13 @@ export class Engine {
         if (!def) throw new DenvError('INTERNAL', `phase ${phase.name} of ${dep.kind} is not registered`);
         const failedPhase = dep.phases.find((p) => p.status === 'failed');
         if (failedPhase && phase.name !== 'verdict') {
+          // Stored with verdict's start (verdict always comes last and always runs).
           this.setPhase(dep, i, { status: 'skipped', evidence: { reason: `${failedPhase.name} failed` } });
-          await this.commit(dep, {});
           continue;
         }
+        // One write stores this phase's start and what the phases before it ended with (their
+        // ends are kept in memory until now): nothing has run between the two, and a crash before
+        // it re-runs the previous phase, whose commands the agents answer from their records.
         this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
         await this.commit(dep, {});
         killPoint(`${dep.kind}.${phase.name}:start`);
@@ -214,14 +217,13 @@ export class Engine {
           const message = messageOf(err);
           const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
           this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
-          await this.commit(dep, { error: dep.error ?? `${phase.name}: ${message}` });
+          dep.error ??= `${phase.name}: ${message}`;
           if (phase.name === 'verdict') await this.finish(dep, 'failed');
           continue;
         }
         if (stopSignal.aborted) return;
         this.setPhase(dep, i, { status: result.status, evidence: result.evidence, finished_at: nowIso() });
         if (result.status === 'failed' && !dep.error) dep.error = `${phase.name}: ${String((result.evidence as { error?: string } | null)?.error ?? 'failed')}`;
-        await this.commit(dep, {});
         if (phase.name === 'verdict') await this.finish(dep, result.outcome ?? (dep.error ? 'failed' : 'succeeded'));
       }
     } finally {

@@ -89,7 +89,7 @@ class PGliteThread {
 
 /** Statements posted to the worker and not answered yet, at most: enough to keep it busy while an
  *  answer travels back, few enough that a statement served first waits for little. */
-const PIPELINE_DEPTH = 4;
+const PIPELINE_DEPTH = 2;
 
 interface Waiter {
   readonly exclusive: boolean;
