@@ -237,7 +237,7 @@ describe('denv client commands', () => {
     expect(page2.stderr).toBe('');
 
     expect(hosts).toMatchObject({ code: 0, stderr: '' });
-    expect(hosts.stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+STATUS\\s+HEARTBEAT\\s+RUNTIMES\\n${h.hostId}\\s+test-host\\s+connected\\s+\\ds ago\\s+\\S*process\\S*\\n$`));
+    expect(hosts.stdout).toMatch(new RegExp(`^ID\\s+NAME\\s+FROM\\s+ADDRESS\\s+STATUS\\s+HEARTBEAT\\s+RUNTIMES\\n${h.hostId}\\s+test-host\\s+sidecar\\s+127\\.0\\.0\\.1\\s+connected\\s+\\ds ago\\s+\\S*process\\S*\\n$`));
 
     expect(show).toMatchObject({ code: 0, stderr: '' });
     expect(show.stdout).toContain(`endpoints:  web → ${endpoint}\n`);

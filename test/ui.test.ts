@@ -44,7 +44,11 @@ describe('web UI', () => {
     await page.goto(`${h.cp.url}/hosts#token=${h.cp.adminToken}`);
     await page.waitForSelector('[data-testid="host-test-host"]');
     expect(page.url()).toBe(`${h.cp.url}/hosts`);
-    expect(await page.textContent('[data-testid="host-test-host"]')).toContain('connected');
+    const row = await page.textContent('[data-testid="host-test-host"]');
+    expect(row).toContain('connected');
+    // Where it came from (an agent started by hand: a sidecar) and the address its services answer on.
+    expect(row).toContain('sidecar');
+    expect(row).toContain('127.0.0.1');
     await shot('hosts');
     expect(await page.evaluate(() => localStorage.getItem('denv.token'))).toBe(h.cp.adminToken);
   });

@@ -49,6 +49,8 @@ export interface AgentOptions {
   log?: (line: string) => void;
   /** Host ports handed to services (default 20000–29999). Agents sharing a machine should get disjoint ranges. */
   ports?: PortRange;
+  /** The address other machines reach this host's services at (its own, e.g. a `local` cloud's namespace address); default 127.0.0.1. */
+  address?: string;
   /** Dataset root (default `<workloads>/datasets`); on btrfs the btrfs driver is used (facts say which). */
   datasets?: string;
   /** Root of what services reach (work dirs, verify copies); default the config's `workloads`, else `<dataDir>-workloads`. */
@@ -145,6 +147,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const ctx: AgentContext = {
       dataDir,
       control: opts.control,
+      address: opts.address,
       runtime,
       workloads,
       identities,
@@ -167,7 +170,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       dataDir,
       name: opts.name ?? config.name,
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(datasets.kind, pipeline.docker !== null, pipeline.edge.publicIp),
+      facts: hostFacts(datasets.kind, pipeline.docker !== null, pipeline.edge.publicIp, opts.address),
       log,
       onWelcome: (id, welcome) => {
         resolveHostId(id);

@@ -15,6 +15,8 @@ export interface AgentContext {
   readonly dataDir: string;
   /** The control plane's URL; env.create probes egress to it. */
   readonly control: string;
+  /** The address other machines reach this host's services at (`--address`); env endpoints use it. Default 127.0.0.1. */
+  readonly address?: string;
   readonly runtime: ProcessRuntime;
   /** Root of what services may reach (env work dirs, verify copies): traversable, unlike `dataDir` (0700). */
   readonly workloads: string;

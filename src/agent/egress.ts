@@ -20,17 +20,24 @@ export function egressTarget(control: string): { host: string; port: number } {
  * only network a service needs from us)? Never throws.
  */
 export function probeEgress(control: string, timeoutMs = 2000): Promise<EgressResult> {
-  let host: string;
-  let port: number;
-  try {
-    ({ host, port } = egressTarget(control));
-  } catch {
-    return Promise.resolve({ ok: false, target: control, detail: 'invalid control URL' });
+  let to: net.NetConnectOpts;
+  let target: string;
+  if (control.startsWith('unix:')) {
+    // A control plane reached through its socket file (an agent of a `local` cloud).
+    to = { path: control.slice('unix:'.length) };
+    target = control;
+  } else {
+    try {
+      const { host, port } = egressTarget(control);
+      to = { host, port };
+      target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    } catch {
+      return Promise.resolve({ ok: false, target: control, detail: 'invalid control URL' });
+    }
   }
-  const target = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const started = Date.now();
   return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
+    const socket = net.connect(to);
     const done = (ok: boolean, detail: string) => {
       socket.destroy();
       resolve({ ok, target, detail });

@@ -5,7 +5,7 @@ import { VERSION } from '../lib/version.js';
 /** What the agent tells the control plane about its host in `hello`; `datasetDriver` is the one
  *  `openDatasetDriver` picked for the agent's dataset root; `publicIp` what its envs' DNS names
  *  resolve to (edge/public-address.ts). */
-export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', docker = false, publicIp: readonly string[] = []): HostFacts {
+export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', docker = false, publicIp: readonly string[] = [], address?: string): HostFacts {
   return {
     hostname: os.hostname(),
     platform: process.platform,
@@ -15,5 +15,6 @@ export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', d
     dataset_driver: datasetDriver,
     agent_version: VERSION,
     public_ip: [...publicIp],
+    ...(address ? { address } : {}),
   };
 }

@@ -19,6 +19,7 @@ import { registerEnrollmentKey } from './commands/enrollment-key.js';
 import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
 import { registerHosts } from './commands/hosts.js';
+import { registerCloud } from './commands/cloud.js';
 import { registerServer } from './commands/server.js';
 import { registerPreflight } from './commands/preflight.js';
 import { registerSign } from './commands/sign.js';
@@ -78,6 +79,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEnv(program);
   registerEvents(program);
   registerHosts(program);
+  registerCloud(program);
   registerEnrollmentKey(program);
   registerTokens(program);
   registerEdge(program);

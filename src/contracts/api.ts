@@ -76,6 +76,23 @@ export const previewBody = z.strictObject({
   ref: z.string().min(1).max(255),
   name: slug.optional(),
 });
+/** `POST /v1/clouds`: a way to get hosts (issue 14). `deprovision`: `when_empty` (default) destroys a
+ *  machine it made once the last env on it is destroyed; `never` keeps it. */
+const cloudCommon = { name: slug, deprovision: z.enum(['when_empty', 'never']).default('when_empty') };
+export const createCloudBody = z.discriminatedUnion('provider', [
+  /** Cannot provision: hosts are added by running `denv agent` by hand. */
+  z.strictObject({ ...cloudCommon, provider: z.literal('manual') }),
+  /** A new agent on the control plane's machine, in a network namespace of its own; each machine
+   *  gets a /30 of `subnet` (default 10.231.0.0/16). It shares this machine's file system:
+   *  `allow_paths` are the directories its process services may use as `working_dir` (its agents'
+   *  `--allow-path`; its own workloads are always allowed). */
+  z.strictObject({
+    ...cloudCommon,
+    provider: z.literal('local'),
+    subnet: z.string().max(32).optional(),
+    allow_paths: z.array(z.string().max(1024).regex(/^\//, 'expected an absolute path')).max(16).optional(),
+  }),
+], { error: (issue) => (issue.code === 'invalid_union' ? 'provider must be manual or local (ssh and hetzner are not available yet)' : undefined) });
 export const createEnrollmentKeyBody = z.strictObject({
   /** Seconds until the key expires (default 1 h). */
   expires_in: z.number().int().min(1).max(30 * 24 * 3600).default(3600),

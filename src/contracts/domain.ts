@@ -148,6 +148,9 @@ export interface HostFacts {
   readonly agent_version: string;
   /** Where the host's envs are published in DNS (agent config `public_ip`, else detected); absent from agents before issue 12. */
   readonly public_ip?: string[];
+  /** The address this host's services answer on for other machines (`denv agent --address`);
+   *  absent: 127.0.0.1, this machine only. Env endpoints use it. */
+  readonly address?: string;
 }
 
 export interface Host {
@@ -155,6 +158,8 @@ export interface Host {
   readonly name: string;
   readonly team: string;
   readonly kind: 'sidecar' | 'provider';
+  /** The cloud that made it (a `provider` host), by name; null for a sidecar. */
+  readonly cloud: string | null;
   readonly status: HostStatus;
   readonly facts: HostFacts | null;
   readonly last_heartbeat_at: string | null;

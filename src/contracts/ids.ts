@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   plan: 'plan',
   incident: 'inc',
   improvement: 'imp',
+  cloud: 'cld',
+  machine: 'mch',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

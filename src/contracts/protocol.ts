@@ -32,6 +32,7 @@ const hostFacts = z.looseObject({
   dataset_driver: z.enum(['btrfs', 'copy']),
   agent_version: z.string(),
   public_ip: z.array(z.string().max(64)).max(8).optional(),
+  address: z.string().max(64).optional(),
 });
 
 /** A live output message carries at most this many lines, each cut to this many characters. */

@@ -3,15 +3,17 @@
  * `startControlPlane` is what `denv server` and `denv dev` run, and what tests start.
  */
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
-import { createEnrollmentKey } from './api/hosts.js';
+import { createEnrollmentKey } from './auth/enrollment-keys.js';
 import { buildServer } from './api/server.js';
 import { SourceResolver } from './source/source-resolver.js';
 import { SpecLoader } from './api/spec-loader.js';
 import { StreamHub, type StreamLimits } from './api/stream-hub.js';
 import { createBus } from './bus.js';
+import { Clouds } from './clouds/clouds.js';
 import { AgentGateway, type AdmissionLimits } from './gateway/agent-gateway.js';
 import { Engine } from './operations/engine.js';
 import { localNotifier, pgNotifier } from './store/notifier.js';
@@ -42,6 +44,8 @@ export interface ControlPlaneOptions {
   readonly commandTimeoutMs?: number;
   /** How long a phase waits for its host to (re)connect (default 60 s). */
   readonly agentWaitMs?: number;
+  /** How long `join` waits for a provisioned machine's agent to connect (default 6 min, seed 000). */
+  readonly joinTimeoutMs?: number;
   /** Heartbeat interval told to agents (default 30 s), and the heartbeat ages after which a host
    *  is degraded (default 2 min) or disconnected (default 10 min). */
   readonly heartbeatMs?: number;
@@ -110,9 +114,17 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const timed = <T>(name: string, sweep: () => Promise<T>) => metrics.sweeps.wrap(name, sweep);
   // Embedded store: this process is the only control plane, so no host socket is held elsewhere.
   if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
+  // The HTTP server exists once buildServer has run; the clouds need it only from the first provision.
+  let httpServer: Server | null = null;
+  const clouds = new Clouds({ db, dataDir: opts.dataDir, log, http: () => httpServer! });
   const engine = new Engine({
-    db, bus, agents, log, owner: replica,
-    config: { commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000, agentWaitMs: opts.agentWaitMs ?? 60_000, allowFileRepos: opts.allowFileRepos ?? false },
+    db, bus, agents, clouds, log, owner: replica,
+    config: {
+      commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000,
+      agentWaitMs: opts.agentWaitMs ?? 60_000,
+      allowFileRepos: opts.allowFileRepos ?? false,
+      joinTimeoutMs: opts.joinTimeoutMs ?? 6 * 60_000,
+    },
     leaseMs: opts.leaseMs ?? 30_000,
     sweepMs: 1000,
   });
@@ -136,6 +148,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('telemetry', timed('telemetry', () => sweepTelemetry(db, opts.metricsRetentionMs ?? DEFAULT_METRICS_RETENTION_MS)), 30_000, bus, log),
     new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
     new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),
+    new Sweeper('deprovision', timed('deprovision', () => clouds.sweepDeprovision()), 2000, bus, log, { kicked: false }),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });
@@ -147,6 +160,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   }
   // Embedded store: the data-dir lock proves no other control plane shares it, so work leased by a
   // killed predecessor is resumed at once rather than after its lease expires.
+  httpServer = app.server;
+  // Machines of a `local` cloud reconnect through the socket file before their work resumes.
+  await clouds.resume();
   await engine.start(!opts.databaseUrl);
   for (const s of sweepers) s.start();
   const address = app.server.address();
@@ -170,6 +186,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       await agents.closeAll();
       streams.close();
       await notifier.close();
+      await clouds.close();
       await app.close();
       await specs.close();
       await store.close();

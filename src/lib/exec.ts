@@ -7,7 +7,9 @@
  * only when the program could not be started at all (not found, not executable, bad cwd).
  * Callers that treat a non-zero exit as an error use `runOrThrow`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, open } from 'node:fs/promises';
+import path from 'node:path';
 
 export interface RunOptions {
   readonly cwd?: string;
@@ -218,4 +220,45 @@ export function startProgram(argv: readonly string[], opts: Pick<RunOptions, 'cw
       }
     },
   };
+}
+
+export type DetachedOutcome =
+  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly logOffset: number }
+  | { readonly ok: false; readonly message: string };
+
+const ERRNO_HINTS: Record<string, string> = {
+  ENOENT: 'not found',
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable',
+};
+
+/**
+ * Start a program that outlives us: its own session and process group (`detached`), no pipes back
+ * (stdout and stderr are appended to `logPath`, made 0600), and `unref()` so our event loop does
+ * not wait for it. Resolves once it has started (with the log's size before it wrote anything), or
+ * with why it could not start.
+ */
+export async function startDetached(argv: readonly string[], o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly logPath: string }): Promise<DetachedOutcome> {
+  const [program, ...args] = argv;
+  if (program === undefined) return { ok: false, message: 'has an empty command' };
+  await mkdir(path.dirname(o.logPath), { recursive: true });
+  const log = await open(o.logPath, 'a', 0o600);
+  try {
+    const { size } = await log.stat();
+    const child = spawn(program, args, { cwd: o.cwd, env: o.env, detached: true, stdio: ['ignore', log.fd, log.fd], shell: false });
+    // A ChildProcess 'error' without a listener would crash us; spawn failures are handled below.
+    child.on('error', () => {});
+    const failure = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      child.once('spawn', () => resolve(null));
+      child.once('error', (err) => resolve(err));
+    });
+    if (failure || child.pid === undefined) {
+      const code = failure?.code ?? 'unknown error';
+      return { ok: false, message: `cannot start "${program}": ${code}${ERRNO_HINTS[code] ? ` (${ERRNO_HINTS[code]})` : ''}` };
+    }
+    child.unref();
+    return { ok: true, child, pid: child.pid, logOffset: size };
+  } finally {
+    await log.close(); // the child holds its own copy of the descriptor
+  }
 }

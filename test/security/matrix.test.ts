@@ -26,7 +26,7 @@ interface OpenApi {
 
 interface Fixture {
   team: string; project: string; env: string; deployment: string; version: string; plan: string;
-  host: string; enrollmentKey: string; spareToken: string;
+  host: string; enrollmentKey: string; spareToken: string; cloud: string;
 }
 
 describe('cross-team matrix and masking', () => {
@@ -51,14 +51,15 @@ describe('cross-team matrix and masking', () => {
     const version = (await t.a.get(`/v1/envs/${env}/versions`)).body.items[0].id;
     const plan = (await t.a.get(`/v1/envs/${env}/plans`)).body.items[0].id;
     const enrollmentKey = (await t.a.post('/v1/enrollment-keys', {})).body.id;
+    const cloud = (await t.a.post('/v1/clouds', { name: 'alpha-cloud', provider: 'manual' })).body.id;
     const spareToken = (await t.a.post('/v1/tokens', { name: 'spare' })).body.id;
     const gone = await t.a.post('/v1/tokens', { name: 'revoked' });
     expect((await t.a.req('DELETE', `/v1/tokens/${gone.body.id}`)).status).toBe(200);
     revoked = new Api(h.cp.url, gone.body.token);
     const edge = await t.a.req('PUT', '/v1/edge', { base_domain: 'alpha-zone.example', dns: { provider: 'powerdns', api_url: 'http://127.0.0.1:8081', api_key: EDGE_SECRET, zone: 'alpha-zone.example' } });
     expect(edge.status).toBe(200);
-    a = { team, project, env, deployment: dep.body.deployment.id, version, plan, host: h.hostId, enrollmentKey, spareToken };
-    markers = [...Object.values(a), 'alpha-app', 'test-host', SECRET, EDGE_SECRET, 'alpha-zone.example'];
+    a = { team, project, env, deployment: dep.body.deployment.id, version, plan, host: h.hostId, enrollmentKey, spareToken, cloud };
+    markers = [...Object.values(a), 'alpha-app', 'test-host', 'alpha-cloud', SECRET, EDGE_SECRET, 'alpha-zone.example'];
   }, 120_000);
 
   afterAll(async () => {
@@ -75,6 +76,7 @@ describe('cross-team matrix and masking', () => {
       host: (await t.a.get('/v1/hosts')).body.items.map((x: { id: string; status: string }) => [x.id, x.status]),
       tokens: (await t.a.get('/v1/tokens')).body.items.map((x: { id: string; revoked_at: string | null }) => [x.id, x.revoked_at]),
       keys: (await t.a.get('/v1/enrollment-keys')).body.items.map((x: { id: string; state: string }) => [x.id, x.state]),
+      clouds: (await t.a.get('/v1/clouds')).body.items.map((x: { id: string; name: string }) => [x.id, x.name]),
       edge: (await t.a.get('/v1/edge')).body,
     };
   }
@@ -87,6 +89,7 @@ describe('cross-team matrix and masking', () => {
       if (name === 'project') return a.project;
       // A's env by name (previews are addressed by env name within the project).
       if (name === 'name' && path.startsWith('/v1/projects/{project}/previews/')) return 'production';
+      if (name === 'name' && path.startsWith('/v1/clouds/')) return 'alpha-cloud';
       if (name === 'id') {
         if (path.startsWith('/v1/deployments/')) return a.deployment;
         if (path.startsWith('/v1/hosts/')) return a.host;
@@ -106,6 +109,7 @@ describe('cross-team matrix and masking', () => {
       'POST /v1/envs/{env}/rollback': { version: a.version },
       'POST /v1/envs/{env}/replan': { guidance: 'x' },
       'POST /v1/teams': { name: 'charlie' },
+      'POST /v1/clouds': { name: 'bee-cloud', provider: 'manual' },
       'POST /v1/projects/{project}/previews': { ref: 'main' },
     };
     const out = [];

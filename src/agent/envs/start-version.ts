@@ -101,7 +101,7 @@ export async function startVersion(ctx: AgentContext, req: VersionRequest, recei
     .filter((name) => !shots.has(name))
     .map((name) => {
       const port = services[name]!.port;
-      return { service: name, url: `http://127.0.0.1:${port}`, port };
+      return { service: name, url: `http://${ctx.address ?? '127.0.0.1'}:${port}`, port };
     });
   return { ...base, outcome: 'healthy', message: null, healthy_in_ms: Date.now() - receivedAt, endpoints };
 }

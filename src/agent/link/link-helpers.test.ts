@@ -9,6 +9,11 @@ describe('agentSocketUrl', () => {
     expect(agentSocketUrl('https://example.com/denv/?x=1#y')).toBe('wss://example.com/denv/agent/ws');
     expect(() => agentSocketUrl('ftp://x')).toThrow(/http\(s\) or ws\(s\)/);
   });
+
+  it('maps unix:<absolute socket path> to ws+unix, and refuses a relative path', () => {
+    expect(agentSocketUrl('unix:/var/lib/denv/clouds/control.sock')).toBe('ws+unix:///var/lib/denv/clouds/control.sock:/agent/ws');
+    expect(() => agentSocketUrl('unix:control.sock')).toThrow(/absolute path/);
+  });
 });
 
 describe('backoffDelay', () => {

@@ -19,6 +19,14 @@ interface AgentOptions {
   readonly datasets?: string;
   readonly workloads?: string;
   readonly allowPath?: string[];
+  readonly address?: string;
+}
+
+/** `--control`: an http(s) URL, or `unix:/abs/path.sock` (a control plane's socket file, as a `local` cloud gives its agents). */
+function parseControl(value: string): string {
+  if (!value.startsWith('unix:')) return parseHttpUrl(value);
+  if (!value.slice(5).startsWith('/')) throw new InvalidArgumentError('expected unix:/absolute/path/to/control.sock');
+  return value;
 }
 
 /** `20000-29999` → {min, max}. */
@@ -34,7 +42,8 @@ export function registerAgent(program: Command): void {
   program
     .command('agent')
     .description('run a host agent that dials out to a control plane and deploys what it is told to')
-    .option('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws); without it the agent only serves its config\'s `listen`', parseHttpUrl)
+    .option('--control <url>', 'the control plane URL (the agent connects to <url>/agent/ws), or unix:<socket file>; without it the agent only serves its config\'s `listen`', parseControl)
+    .option('--address <ip>', "the address other machines reach this host's services at; env endpoints use it (default 127.0.0.1)")
     .addOption(new Option('--config <file>', 'agent.yaml: name, trusted_keys, allow, listen, datasets, require_signature, network (docs/envelope.md)').env('DENV_AGENT_CONFIG'))
     .addOption(new Option('--enrollment-key <key>', 'one-time key for the first connection').env('DENV_ENROLLMENT_KEY'))
     .option('--name <name>', "this host's name (default: the machine's hostname)")
@@ -66,7 +75,7 @@ export function registerAgent(program: Command): void {
         if (!opts.control && !config?.listen) throw new CliError('USAGE', 'nothing to do: pass --control <url>, or --config with a `listen` address (standalone mode)');
         if (opts.control) say(`connecting to ${opts.control}…`);
         const datasets = opts.datasets ? path.resolve(opts.datasets) : (config?.datasets ?? undefined);
-        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, datasets, workloads: opts.workloads, allowPaths: opts.allowPath, log: say });
+        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, address: opts.address, datasets, workloads: opts.workloads, allowPaths: opts.allowPath, log: say });
         try {
           // A refused enrollment (hostId rejects) or a listener that cannot bind ends the command with that error.
           const listening = agent.standalone.then(() => undefined);

@@ -7,13 +7,13 @@ import { formatAge, formatTable, toJson } from '../output.js';
 import { addPaging, noteNextPage } from './list-options.js';
 
 export function hostRows(items: readonly Host[], now: number): string[][] {
-  return items.map((h) => [h.id, h.name, h.status, formatAge(h.last_heartbeat_at, now), (h.facts?.runtimes ?? []).join(',') || '—']);
+  return items.map((h) => [h.id, h.name, h.kind === 'provider' ? `cloud ${h.cloud ?? '?'}` : 'sidecar', h.facts?.address ?? '127.0.0.1', h.status, formatAge(h.last_heartbeat_at, now), (h.facts?.runtimes ?? []).join(',') || '—']);
 }
 
 export function registerHosts(program: Command): void {
   const cmd = program
     .command('hosts')
-    .description('list hosts: id, name, status, last heartbeat, runtimes')
+    .description('list hosts: id, name, where from (sidecar or its cloud), address, status, last heartbeat, runtimes')
     .option('--json', 'print the page as JSON ({items, next})')
     .addHelpText('after', examples('denv hosts', 'denv hosts --json'));
   addPaging(cmd).action(async (_o: unknown, c: Command) => {
@@ -21,7 +21,7 @@ export function registerHosts(program: Command): void {
     const page = await clientFor(c).get<Page<Host>>('/v1/hosts', { limit: opts.limit, after: opts.after });
     if (opts.json) return say(toJson(page));
     if (page.items.length === 0) return say('no hosts yet: start one with `DENV_ENROLLMENT_KEY=<key> denv agent --control <url>`');
-    say(formatTable(['id', 'name', 'status', 'heartbeat', 'runtimes'], hostRows(page.items, Date.now())));
+    say(formatTable(['id', 'name', 'from', 'address', 'status', 'heartbeat', 'runtimes'], hostRows(page.items, Date.now())));
     noteNextPage(page);
   });
 }

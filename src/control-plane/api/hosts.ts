@@ -1,23 +1,10 @@
 import { createEnrollmentKeyBody, listQuery, removeHostQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { appendEvent } from '../store/events.js';
-import { newId, newSecret } from '../../contracts/ids.js';
-import { hashSecret } from '../auth/secrets.js';
-import { toHost, type HostRow } from '../store/rows.js';
+import { createEnrollmentKey } from '../auth/enrollment-keys.js';
+import { HOST_VIEW_COLUMNS, toHost, type HostRow } from '../store/rows.js';
 import { listPage } from './paging.js';
 import { route } from './route.js';
-import type { Db } from '../store/db.js';
-
-/** Create an enrollment key for `team`; the secret is returned once. */
-export async function createEnrollmentKey(db: Db, team: string, expiresInS: number, singleUse: boolean, name: string | null = null): Promise<{ id: string; key: string; name: string | null; expires_at: string; single_use: boolean }> {
-  const id = newId('enrollmentKey');
-  const key = newSecret('denr');
-  const rows = await db.query<{ expires_at: unknown }>(
-    "insert into enrollment_keys (id, team, hash, expires_at, single_use, name) values ($1, $2, $3, now() + ($4 || ' seconds')::interval, $5, $6) returning expires_at",
-    [id, team, hashSecret(key), String(expiresInS), singleUse, name],
-  );
-  return { id, key, name, expires_at: new Date(rows[0]!.expires_at as string).toISOString(), single_use: singleUse };
-}
 
 interface EnrollmentKeyRow { id: string; name: string | null; single_use: boolean; expires_at: unknown; used_at: unknown; revoked_at: unknown; created_at: unknown }
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
@@ -31,7 +18,7 @@ export const hostRoutes = [
   route({
     method: 'GET', url: '/v1/hosts', summary: 'List hosts', query: listQuery,
     async handler({ db }, { auth, query }) {
-      return listPage(db, { table: 'hosts', where: 'team = $1', params: [auth.team] }, query, toHost);
+      return listPage(db, { table: 'hosts', where: 'team = $1', params: [auth.team], columns: HOST_VIEW_COLUMNS }, query, toHost);
     },
   }),
   route({

@@ -98,7 +98,6 @@ export const projectRoutes = [
   route({
     method: 'POST', url: '/v1/projects/:project/deploy', summary: 'Deploy a Compose spec to an env (202 {deployment, env})', body: deployBody, status: 202, bodyLimit: COMPOSE_BODY_LIMIT,
     async handler({ db, bus, specs, sources }, { auth, body, params }) {
-      if (body.target?.cloud) throw new DenvError('BAD_REQUEST', 'target.cloud: clouds are not available yet');
       if (body.source && body.compose !== undefined) throw new DenvError('BAD_REQUEST', 'send compose or source, not both (a source deploy reads the Compose file from the repository)');
       const project = await findProject(db, auth.team, params.project!);
       const spec = body.source ? await sourceSpec(specs, sources, project, body.source) : await specs.load(composeOf(project, body.compose));

@@ -19,6 +19,7 @@ import { envLifecycleRoutes } from './env-lifecycle.js';
 import { errorHandler } from './errors.js';
 import { eventRoutes } from './events.js';
 import { hostRoutes } from './hosts.js';
+import { cloudRoutes } from './clouds.js';
 import { registerGithubHook } from './github-hook.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
@@ -41,7 +42,7 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes, ...previewRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...cloudRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes, ...previewRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {

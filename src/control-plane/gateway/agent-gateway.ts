@@ -341,8 +341,8 @@ export class AgentGateway {
     const known = await db.query<{ id: string }>('select id from enrollment_keys where hash = $1', [hashSecret(msg.enrollment_key)]);
     if (!known[0]) throw new DenvError('UNAUTHORIZED', 'unknown enrollment key');
     return db.tx(async (tx) => {
-      const keys = await tx.query<{ id: string; team: string; single_use: boolean; used_at: unknown; expired: boolean; revoked: boolean }>(
-        'select id, team, single_use, used_at, expires_at < now() as expired, revoked_at is not null as revoked from enrollment_keys where hash = $1 for update',
+      const keys = await tx.query<{ id: string; team: string; single_use: boolean; used_at: unknown; expired: boolean; revoked: boolean; machine: string | null }>(
+        'select id, team, single_use, used_at, expires_at < now() as expired, revoked_at is not null as revoked, machine from enrollment_keys where hash = $1 for update',
         [hashSecret(msg.enrollment_key!)],
       );
       const key = keys[0];
@@ -352,12 +352,15 @@ export class AgentGateway {
       if (key.single_use && key.used_at) throw new DenvError('UNAUTHORIZED', 'enrollment key already used');
       const id = newId('host');
       const credential = newSecret('dhc');
+      // A key made for a machine a cloud provisioned (clouds/provision.ts) enrolls that machine:
+      // the host is a `provider` host, linked to its machine both ways.
       await tx.query(
-        "insert into hosts (id, team, name, kind, status, facts, credential_hash, last_heartbeat_at) values ($1, $2, $3, 'sidecar', 'connected', $4, $5, now())",
-        [id, key.team, msg.name, JSON.stringify(msg.facts), hashSecret(credential)],
+        'insert into hosts (id, team, name, kind, status, facts, credential_hash, last_heartbeat_at, machine) values ($1, $2, $3, $4, \'connected\', $5, $6, now(), $7)',
+        [id, key.team, msg.name, key.machine ? 'provider' : 'sidecar', JSON.stringify(msg.facts), hashSecret(credential), key.machine],
       );
+      if (key.machine) await tx.query('update machines set host = $2 where id = $1', [key.machine, id]);
       await tx.query('update enrollment_keys set used_at = now() where id = $1', [key.id]);
-      await appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name } });
+      await appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name, ...(key.machine ? { machine: key.machine } : {}) } });
       return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     });
   }

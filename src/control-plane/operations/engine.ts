@@ -13,6 +13,7 @@
  * work: an *error*, retried, never the deployment's failure). A finished deployment's commands the
  * agent never answered are closed (store/commands.ts), so a reconnecting host is not sent them.
  */
+import type { Clouds } from '../clouds/clouds.js';
 import type { Phase } from '../../contracts/domain.js';
 import { DenvError, isDenvError, messageOf } from '../../contracts/errors.js';
 import { killPoint } from '../../lib/kill-point.js';
@@ -31,6 +32,7 @@ export interface EngineOptions {
   readonly db: Db;
   readonly bus: Bus;
   readonly agents: AgentGateway;
+  readonly clouds: Clouds;
   readonly config: EngineConfig;
   /** Lease length; a crashed owner's deployments are resumed by others after this. */
   readonly leaseMs: number;
@@ -193,6 +195,7 @@ export class Engine {
           deployment: dep,
           db,
           agents,
+          clouds: this.opts.clouds,
           config,
           signal,
           state: dep.state,

@@ -5,6 +5,7 @@
  * returns `{status, evidence}` or throws. Phases must be safe to re-run: after a crash the phase
  * that was `running` runs again (agent commands are idempotent per phase and key).
  */
+import type { Clouds } from '../clouds/clouds.js';
 import type { DeploymentStatus, Evidence } from '../../contracts/domain.js';
 import type { Commands, CommandKind } from '../../contracts/protocol.js';
 import type { Db } from '../store/db.js';
@@ -18,12 +19,16 @@ export interface EngineConfig {
   readonly agentWaitMs: number;
   /** file:// repositories may be linked (source deploys send it to the host with the checkout). */
   readonly allowFileRepos: boolean;
+  /** How long `join` waits for a provisioned machine's agent to connect (seed 000: 6 minutes). */
+  readonly joinTimeoutMs: number;
 }
 
 export interface PhaseContext {
   readonly deployment: DeploymentRow;
   readonly db: Db;
   readonly agents: AgentGateway;
+  /** The team's clouds: provision makes a machine through one. */
+  readonly clouds: Clouds;
   readonly config: EngineConfig;
   /** Aborted when the phase's time is up or the control plane stops. */
   readonly signal: AbortSignal;

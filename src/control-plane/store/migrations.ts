@@ -342,6 +342,42 @@ create table webhook_deliveries (
 );
 `,
   },
+  {
+    id: 13,
+    name: 'clouds',
+    sql: `
+-- Issue 14: clouds (ways to get hosts) and the machines they made. A machine is recorded before
+-- its provider is asked to make it (provision resumes by finding it, never makes two for one
+-- deployment); its host appears when the agent on it enrolls with the machine's own single-use
+-- enrollment key. config holds the provider's settings (the API never shows secrets in it).
+create table clouds (
+  id text primary key,
+  team text not null references teams(id),
+  name text not null,
+  provider text not null,
+  config jsonb not null default '{}',
+  deprovision text not null default 'when_empty',
+  created_at timestamptz(3) not null default now(),
+  unique (team, name)
+);
+create table machines (
+  id text primary key,
+  team text not null references teams(id),
+  cloud text not null references clouds(id),
+  deployment text unique,
+  name text not null,
+  ref text,
+  ip text,
+  status text not null default 'creating',
+  host text references hosts(id),
+  detail jsonb,
+  created_at timestamptz(3) not null default now(),
+  destroyed_at timestamptz
+);
+alter table enrollment_keys add column machine text references machines(id);
+alter table hosts add column machine text references machines(id);
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

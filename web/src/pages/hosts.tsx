@@ -1,4 +1,4 @@
-/** Hosts: status, last heartbeat, runtime facts. */
+/** Hosts: status, last heartbeat, where each came from (sidecar or its cloud), its address, runtime facts. */
 import { get } from '../api.js';
 import { Badge, Empty, ErrorBox, Section, Table } from '../components/ui.js';
 import { ago } from '../format.js';
@@ -17,7 +17,7 @@ export function Hosts() {
         {data.data.items.length === 0 ? (
           <Empty>No host yet: start `denv agent --control URL --enrollment-key KEY` on a machine.</Empty>
         ) : (
-          <Table head={['name', 'status', 'last heartbeat', 'kind', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
+          <Table head={['name', 'status', 'last heartbeat', 'from', 'address', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
             {data.data.items.map((h) => (
               <tr key={h.id} data-testid={`host-${h.name}`}>
                 <td>{h.name}</td>
@@ -25,7 +25,8 @@ export function Hosts() {
                   <Badge status={h.status} />
                 </td>
                 <td>{ago(h.last_heartbeat_at, now)}</td>
-                <td>{h.kind}</td>
+                <td>{h.kind === 'provider' ? `cloud ${h.cloud ?? '?'}` : 'sidecar'}</td>
+                <td class="mono">{h.facts?.address ?? '127.0.0.1'}</td>
                 <td>{h.facts?.runtimes.join(', ') ?? '—'}</td>
                 <td>{h.facts?.dataset_driver ?? '—'}</td>
                 <td>{h.facts?.agent_version ?? '—'}</td>

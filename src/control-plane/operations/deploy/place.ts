@@ -1,8 +1,9 @@
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
 import { paramsOf, stateOf } from './state.js';
 
-/** Choose the host: the env's own host; else the requested one; else the first connected host of
- *  the team (sidecars before provider hosts, oldest first); else none (provision decides). */
+/** Choose the host (seed 000): the env's own host; else the requested one; else, when a cloud is
+ *  requested, none (`target <cloud>`: provision makes one there); else the first connected host
+ *  of the team (sidecars before provider hosts, oldest first); else none (provision decides). */
 export const place: PhaseDef = {
   name: 'place',
   async run(ctx) {
@@ -19,6 +20,8 @@ export const place: PhaseDef = {
       if (!rows[0]) throw new PhaseFailed(`no host "${target.host}" in this team`, { host: null, reason: 'requested host not found' });
       host = rows[0].id;
       reason = 'target host requested';
+    } else if (target?.cloud) {
+      reason = `target ${target.cloud}`;
     } else {
       host = (await ctx.agents.connectedHosts(ctx.deployment.team))[0] ?? null;
       reason = host ? 'first connected host in team' : 'no connected host; provisioning';

@@ -20,6 +20,8 @@ export interface DeployState {
   number?: number;
   previous_version?: string | null;
   host?: string | null;
+  /** Set by provision: the machine made for this deployment, which join waits for. */
+  machine?: string;
   create?: EnvCreateResult;
   snapshot?: string;
   /** Set by ingress when it sent the env's routes: verdict drains the old version and shows `public` URLs from it. */

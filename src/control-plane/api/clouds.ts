@@ -1,0 +1,65 @@
+import { createCloudBody, listQuery } from '../../contracts/api.js';
+import { DenvError } from '../../contracts/errors.js';
+import { newId } from '../../contracts/ids.js';
+import { namespacePlan } from '../clouds/local/netns.js';
+import type { CloudRow } from '../clouds/clouds.js';
+import { appendEvent } from '../store/events.js';
+import { listPage } from './paging.js';
+import { route } from './route.js';
+
+const iso = (v: unknown) => new Date(v as string).toISOString();
+/** A cloud as the API shows it: its settings (no provider holds secrets yet) and how many machines it has now. */
+const toCloud = (r: CloudRow & { machines?: string | number }) => ({
+  id: r.id, name: r.name, provider: r.provider, deprovision: r.deprovision, config: r.config, machines: Number(r.machines ?? 0), created_at: iso(r.created_at),
+});
+const CLOUD_COLUMNS = "id, team, name, provider, config, deprovision, created_at, (select count(*) from machines m where m.cloud = clouds.id and m.status <> 'destroyed') as machines";
+
+export const cloudRoutes = [
+  route({
+    method: 'POST', url: '/v1/clouds', summary: 'Add a cloud: a way to get hosts (manual, or local: new agents on this machine in network namespaces of their own)', body: createCloudBody, status: 201, scope: 'admin',
+    async handler({ db }, { auth, body }) {
+      const config: Record<string, unknown> = {};
+      if (body.provider === 'local' && body.subnet !== undefined) {
+        try {
+          namespacePlan('mch_0', 0, body.subnet);
+        } catch (err) {
+          throw new DenvError('BAD_REQUEST', `subnet: ${(err as Error).message}`);
+        }
+        config.subnet = body.subnet;
+      }
+      if (body.provider === 'local' && body.allow_paths) config.allow_paths = body.allow_paths;
+      return db.tx(async (tx) => {
+        const taken = await tx.query<{ id: string }>('select id from clouds where team = $1 and name = $2', [auth.team, body.name]);
+        if (taken[0]) throw new DenvError('CONFLICT', `cloud "${body.name}" exists already`);
+        const rows = await tx.query<CloudRow>('insert into clouds (id, team, name, provider, config, deprovision) values ($1, $2, $3, $4, $5, $6) returning *', [newId('cloud'), auth.team, body.name, body.provider, JSON.stringify(config), body.deprovision]);
+        await appendEvent(tx, { team: auth.team, subject: `cloud:${rows[0]!.id}`, type: 'cloud.added', data: { name: body.name, provider: body.provider, token: auth.tokenId } });
+        return toCloud(rows[0]!);
+      });
+    },
+  }),
+  route({
+    method: 'GET', url: '/v1/clouds', summary: "List the team's clouds, oldest first", query: listQuery,
+    async handler({ db }, { auth, query }) {
+      return listPage(db, { table: 'clouds', where: 'team = $1', params: [auth.team], columns: CLOUD_COLUMNS }, query, toCloud);
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/clouds/:name', summary: 'Remove a cloud (refused while machines it made exist: destroy their envs first)', scope: 'admin',
+    async handler({ db }, { auth, params }) {
+      return db.tx(async (tx) => {
+        const rows = await tx.query<CloudRow & { machines: string }>(`select ${CLOUD_COLUMNS} from clouds where team = $1 and (name = $2 or id = $2) for update`, [auth.team, params.name]);
+        const cloud = rows[0];
+        if (!cloud) throw new DenvError('NOT_FOUND', `cloud "${params.name}" not found`);
+        if (Number(cloud.machines) > 0) throw new DenvError('CONFLICT', `cloud ${cloud.name} still has ${cloud.machines} machine(s); destroy the envs on them first (they are deprovisioned when empty)`);
+        // Its destroyed machines' records go with it; their removed hosts stay, unlinked.
+        const gone = "select id from machines where cloud = $1 and status = 'destroyed'";
+        await tx.query(`update hosts set machine = null where machine in (${gone})`, [cloud.id]);
+        await tx.query(`update enrollment_keys set machine = null where machine in (${gone})`, [cloud.id]);
+        await tx.query("delete from machines where cloud = $1 and status = 'destroyed'", [cloud.id]);
+        await tx.query('delete from clouds where id = $1', [cloud.id]);
+        await appendEvent(tx, { team: auth.team, subject: `cloud:${cloud.id}`, type: 'cloud.removed', data: { name: cloud.name, token: auth.tokenId } });
+        return toCloud(cloud);
+      });
+    },
+  }),
+];

@@ -1,0 +1,191 @@
+/**
+ * Clouds of a control plane (issue 14): the provider behind each cloud row, provisioning a machine
+ * for a deployment (the `provision` phase), and deprovisioning machines nobody needs any more (the
+ * deprovision sweep).
+ *
+ * A machine is recorded (`creating`) before its provider is asked to make it, keyed by the
+ * deployment, so a provision resumed after a crash finds it and asks the provider again for the
+ * same machine instead of making a second one. Its agent enrolls with a single-use key made for
+ * that machine, which links the new host to it (agent-gateway.ts `hello`).
+ */
+import type { Server } from 'node:http';
+import path from 'node:path';
+import { DenvError, messageOf } from '../../contracts/errors.js';
+import { newId } from '../../contracts/ids.js';
+import { createEnrollmentKey } from '../auth/enrollment-keys.js';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
+import { serveControlSocket, type ControlSocket } from './control-socket.js';
+import { DEFAULT_LOCAL_SUBNET, localProvider } from './local/local-provider.js';
+import { manualProvider, type CloudProvider } from './provider.js';
+
+export interface CloudRow {
+  id: string;
+  team: string;
+  name: string;
+  provider: string;
+  config: Record<string, unknown>;
+  deprovision: 'when_empty' | 'never';
+  created_at: unknown;
+}
+
+export interface MachineRow {
+  id: string;
+  team: string;
+  cloud: string;
+  deployment: string | null;
+  name: string;
+  ref: string | null;
+  ip: string | null;
+  status: 'creating' | 'running' | 'destroying' | 'destroyed';
+  host: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** Seed 000's message when nothing can give the deploy a host. */
+export const NO_HOST_MESSAGE = 'no connected host and no cloud that can provision: enroll an agent (denv agent --enrollment-key …) or add a cloud (denv cloud add)';
+
+/** What provision's evidence holds (seed 000). */
+export interface Provisioned {
+  readonly cloud: string;
+  readonly provider: string;
+  readonly ref: string;
+  readonly ip: string;
+  readonly name: string;
+  readonly machine: string;
+}
+
+export class Clouds {
+  private socket: Promise<ControlSocket> | null = null;
+
+  constructor(private readonly deps: { readonly db: Db; readonly dataDir: string; readonly http: () => Server; readonly log: (line: string) => void }) {}
+
+  /** Where machines' files live: beside the 0700 data dir, traversable by services' users. */
+  private get machinesRoot(): string {
+    return `${path.resolve(this.deps.dataDir)}-machines`;
+  }
+
+  provider(cloud: Pick<CloudRow, 'provider' | 'config'>): CloudProvider {
+    if (cloud.provider === 'local') {
+      return localProvider({
+        root: this.machinesRoot,
+        subnet: typeof cloud.config.subnet === 'string' ? cloud.config.subnet : DEFAULT_LOCAL_SUBNET,
+        allowPaths: Array.isArray(cloud.config.allow_paths) ? (cloud.config.allow_paths as string[]) : [],
+        controlSocket: () => this.controlSocket(),
+        recordedIps: async () => new Set((await this.deps.db.query<{ ip: string }>("select ip from machines where ip is not null and status <> 'destroyed'")).map((r) => r.ip)),
+      });
+    }
+    return manualProvider;
+  }
+
+  /** The control plane's socket file, served from the first call on (and at start when machines exist). */
+  controlSocket(): Promise<string> {
+    this.socket ??= serveControlSocket(this.deps.http(), path.join(this.machinesRoot, 'control.sock'));
+    return this.socket.then((s) => s.path);
+  }
+
+  /** At start: machines an earlier run made reconnect through the socket file, so serve it again. */
+  async resume(): Promise<void> {
+    const live = await this.deps.db.query<{ id: string }>("select m.id from machines m join clouds c on c.id = m.cloud where c.provider = 'local' and m.status in ('creating', 'running') limit 1");
+    if (live[0]) await this.controlSocket();
+  }
+
+  /**
+   * The machine of `deployment`, made through `cloudName` (or the team's first cloud that can
+   * provision). Throws DenvError CONFLICT with seed 000's message when no cloud can.
+   */
+  async provision(team: string, deployment: string, cloudName: string | null): Promise<Provisioned> {
+    const { db } = this.deps;
+    let machine = (await db.query<MachineRow>('select * from machines where deployment = $1', [deployment]))[0];
+    const clouds = await db.query<CloudRow>('select * from clouds where team = $1 order by created_at, id', [team]);
+    let cloud: CloudRow | undefined;
+    if (machine) cloud = clouds.find((c) => c.id === machine!.cloud);
+    else if (cloudName) {
+      cloud = clouds.find((c) => c.name === cloudName || c.id === cloudName);
+      if (!cloud) throw new DenvError('NOT_FOUND', `no cloud "${cloudName}" in this team (denv cloud ls)`);
+      if (!this.provider(cloud).canProvision) throw new DenvError('CONFLICT', `cloud ${cloud.name} (${cloud.provider}) cannot provision: ${NO_HOST_MESSAGE}`);
+    } else {
+      cloud = clouds.find((c) => this.provider(c).canProvision);
+      if (!cloud) throw new DenvError('CONFLICT', NO_HOST_MESSAGE);
+    }
+    if (!cloud) throw new DenvError('INTERNAL', `machine ${machine!.id}: its cloud is gone`);
+    if (machine?.status === 'running' && machine.ref && machine.ip) return provisioned(cloud, machine);
+    if (!machine) {
+      const count = (await db.query<{ n: string }>('select count(*) as n from machines where cloud = $1', [cloud.id]))[0]!.n;
+      const inserted = await db.query<MachineRow>('insert into machines (id, team, cloud, deployment, name) values ($1, $2, $3, $4, $5) returning *', [newId('machine'), team, cloud.id, deployment, `${cloud.name}-${Number(count) + 1}`]);
+      machine = inserted[0]!;
+    }
+    const key = await createEnrollmentKey(db, team, 3600, true, `machine ${machine.name}`, machine.id);
+    let made;
+    try {
+      made = await this.provider(cloud).create({ machine: machine.id, name: machine.name, enrollmentKey: key.key });
+    } catch (err) {
+      await db.query('update enrollment_keys set revoked_at = now() where id = $1', [key.id]);
+      await db.query("update machines set status = 'destroyed', destroyed_at = now() where id = $1", [machine.id]);
+      throw new DenvError('CONFLICT', `cloud ${cloud.name} (${cloud.provider}) could not make a machine: ${messageOf(err)}`);
+    }
+    const rows = await db.query<MachineRow>("update machines set status = 'running', ref = $2, ip = $3, detail = $4 where id = $1 returning *", [machine.id, made.ref, made.ip, JSON.stringify(made.detail)]);
+    const out = provisioned(cloud, rows[0]!);
+    await appendEvent(db, { team, subject: `dep:${deployment}`, type: 'host.provisioned', data: { ...out } });
+    return out;
+  }
+
+  /**
+   * Destroy the machines nobody needs: a provider host of a `when_empty` cloud with no env left on
+   * it, and a machine whose deployment finished without its agent ever joining. The host goes
+   * `deprovisioning` → `removed` (its credential revoked), the machine `destroyed`.
+   */
+  async sweepDeprovision(): Promise<number> {
+    const { db } = this.deps;
+    const idle = await db.query<MachineRow & { provider: string; config: Record<string, unknown>; cloud_name: string }>(
+      `select m.*, c.provider, c.config, c.name as cloud_name from machines m join clouds c on c.id = m.cloud
+       where m.status = 'running' and c.deprovision = 'when_empty'
+         and not exists (select 1 from deployments d where d.id = m.deployment and d.status in ('pending', 'running'))
+         and not exists (select 1 from envs e where e.host = m.host and e.status not in ('torn_down', 'separated'))
+       order by m.created_at limit 5`,
+    );
+    for (const m of idle) {
+      const claimed = await db.tx(async (tx) => {
+        const rows = await tx.query<{ id: string }>("update machines set status = 'destroying' where id = $1 and status = 'running' returning id", [m.id]);
+        if (!rows[0]) return false;
+        if (m.host) {
+          // Checked again under the host's row lock: a deploy placed meanwhile keeps the machine.
+          const placed = await tx.query<{ id: string }>("select e.id from hosts h join envs e on e.host = h.id where h.id = $1 and e.status not in ('torn_down', 'separated') for update of h", [m.host]);
+          if (placed[0]) {
+            await tx.query("update machines set status = 'running' where id = $1", [m.id]);
+            return false;
+          }
+          await tx.query("update hosts set status = 'deprovisioning' where id = $1", [m.host]);
+          await appendEvent(tx, { team: m.team, subject: `host:${m.host}`, type: 'host.status', data: { status: 'deprovisioning', machine: m.id } });
+        }
+        return true;
+      });
+      if (!claimed) continue;
+      try {
+        await this.provider({ provider: m.provider, config: m.config }).destroy({ ref: m.ref ?? '', detail: m.detail ?? {} });
+      } catch (err) {
+        // Tried again on the next pass.
+        await db.query("update machines set status = 'running' where id = $1", [m.id]);
+        this.deps.log(`deprovision ${m.name} (cloud ${m.cloud_name}): ${messageOf(err)}`);
+        continue;
+      }
+      await db.tx(async (tx) => {
+        await tx.query("update machines set status = 'destroyed', destroyed_at = now() where id = $1", [m.id]);
+        if (m.host) {
+          await tx.query("update hosts set status = 'removed', credential_hash = null, removed_at = now() where id = $1", [m.host]);
+          await appendEvent(tx, { team: m.team, subject: `host:${m.host}`, type: 'host.status', data: { status: 'removed', machine: m.id } });
+        }
+        await appendEvent(tx, { team: m.team, subject: `cloud:${m.cloud}`, type: 'host.deprovisioned', data: { machine: m.id, name: m.name, host: m.host, ref: m.ref } });
+      });
+      this.deps.log(`deprovisioned ${m.name} (cloud ${m.cloud_name}${m.host ? `, host ${m.host}` : ', never joined'})`);
+    }
+    return idle.length;
+  }
+
+  async close(): Promise<void> {
+    const socket = await this.socket?.catch(() => null);
+    await socket?.close();
+  }
+}
+
+const provisioned = (cloud: CloudRow, m: MachineRow): Provisioned => ({ cloud: cloud.name, provider: cloud.provider, ref: m.ref!, ip: m.ip!, name: m.name, machine: m.id });
