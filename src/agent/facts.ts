@@ -16,5 +16,7 @@ export function hostFacts(datasetDriver: HostFacts['dataset_driver'] = 'copy', d
     agent_version: VERSION,
     public_ip: [...publicIp],
     ...(address ? { address } : {}),
+    cpus: os.availableParallelism(),
+    memory_bytes: os.totalmem(),
   };
 }

@@ -151,6 +151,9 @@ export interface HostFacts {
   /** The address this host's services answer on for other machines (`denv agent --address`);
    *  absent: 127.0.0.1, this machine only. Env endpoints use it. */
   readonly address?: string;
+  /** The machine's CPUs and memory (bytes), for placement; absent from agents before issue 14. */
+  readonly cpus?: number;
+  readonly memory_bytes?: number;
 }
 
 export interface Host {

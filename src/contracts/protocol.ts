@@ -33,6 +33,8 @@ const hostFacts = z.looseObject({
   agent_version: z.string(),
   public_ip: z.array(z.string().max(64)).max(8).optional(),
   address: z.string().max(64).optional(),
+  cpus: z.number().int().min(1).max(100_000).optional(),
+  memory_bytes: z.number().int().min(0).optional(),
 });
 
 /** A live output message carries at most this many lines, each cut to this many characters. */

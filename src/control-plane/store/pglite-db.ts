@@ -91,8 +91,15 @@ class PGliteThread {
  *  answer travels back, few enough that a statement served first waits for little. */
 const PIPELINE_DEPTH = 2;
 
+/** Background work that has waited this long goes next, ahead of the API's (the default of
+ *  openPGlite's `restMaxWaitMs`): a client polling the API hard (20 watchers every 50 ms) must
+ *  not stop every deployment. */
+export const REST_MAX_WAIT_MS = 100;
+
 interface Waiter {
   readonly exclusive: boolean;
+  /** When it was queued (performance.now()). */
+  readonly since: number;
   start(): void;
 }
 
@@ -105,6 +112,7 @@ interface Waiter {
  * order. A transaction has the connection to itself from `begin` to `commit`/`rollback` and is
  * never interrupted; what arrives meanwhile waits behind it, as PGlite's own connection made it
  * wait on the main thread. Statements outside transactions are pipelined, PIPELINE_DEPTH at a time.
+ * Background work is never starved: once the oldest of it has waited REST_MAX_WAIT_MS, it goes next.
  */
 class Gate {
   private exclusive = false;
@@ -114,12 +122,16 @@ class Gate {
   private readonly firstTransactions: Waiter[] = [];
   private readonly rest: Waiter[] = [];
 
-  constructor(private readonly thread: PGliteThread) {}
+  constructor(
+    private readonly thread: PGliteThread,
+    private readonly restMaxWaitMs: number,
+  ) {}
 
   statement(req: Request, first: boolean): Promise<unknown[]> {
     return new Promise((resolve, reject) =>
       this.enqueue(first, {
         exclusive: false,
+        since: performance.now(),
         start: () => {
           this.posted++;
           void this.thread
@@ -136,7 +148,7 @@ class Gate {
 
   /** Run `fn` with the connection to itself. */
   async alone<T>(fn: () => Promise<T>, first: boolean): Promise<T> {
-    await new Promise<void>((start) => this.enqueue(first, { exclusive: true, start }));
+    await new Promise<void>((start) => this.enqueue(first, { exclusive: true, since: performance.now(), start }));
     try {
       return await fn();
     } finally {
@@ -152,7 +164,8 @@ class Gate {
 
   private drain(): void {
     while (!this.exclusive) {
-      const queue = this.firstStatements.length > 0 ? this.firstStatements : this.firstTransactions.length > 0 ? this.firstTransactions : this.rest;
+      const aged = this.rest.length > 0 && performance.now() - this.rest[0]!.since >= this.restMaxWaitMs;
+      const queue = aged ? this.rest : this.firstStatements.length > 0 ? this.firstStatements : this.firstTransactions.length > 0 ? this.firstTransactions : this.rest;
       const next = queue[0];
       if (!next || (!next.exclusive && this.posted >= PIPELINE_DEPTH)) return;
       queue.shift();
@@ -224,7 +237,7 @@ function laneHandle(thread: PGliteThread, gate: Gate, first: boolean, close: () 
  * either way in `<dir>.init`, moved to `dir` once complete, so a start interrupted meanwhile leaves
  * no half-made database behind. The caller must hold the data-dir lock.
  */
-export async function openPGlite(dir: string, o: { readonly template?: string | null } = {}): Promise<Db> {
+export async function openPGlite(dir: string, o: { readonly template?: string | null; readonly restMaxWaitMs?: number } = {}): Promise<Db> {
   if (!holdsDatabase(dir)) {
     if (existsSync(dir) && readdirSync(dir).length > 0) throw new Error(`${dir} holds files but no database (no PG_VERSION): move it away to start with a new one`);
     const staging = `${dir}.init`;
@@ -236,7 +249,7 @@ export async function openPGlite(dir: string, o: { readonly template?: string | 
     renameSync(staging, dir);
   }
   const thread = await PGliteThread.start({ dataDir: dir, settings: SETTINGS });
-  const gate = new Gate(thread);
+  const gate = new Gate(thread, o.restMaxWaitMs ?? REST_MAX_WAIT_MS);
   let closing: Promise<void> | null = null;
   const close = () => (closing ??= gate.alone(async () => {
     await thread.request({ op: 'close' });

@@ -1,33 +1,62 @@
+import type { HostFacts } from '../../../contracts/domain.js';
 import { PhaseFailed, ok, type PhaseDef } from '../phase.js';
+import { specNeeds, whyNotFit } from './host-fit.js';
 import { paramsOf, stateOf } from './state.js';
+
+interface Candidate {
+  readonly id: string;
+  readonly name: string;
+  readonly facts: HostFacts | null;
+}
 
 /** Choose the host (seed 000): the env's own host; else the requested one; else, when a cloud is
  *  requested, none (`target <cloud>`: provision makes one there); else the first connected host
- *  of the team (sidecars before provider hosts, oldest first); else none (provision decides). */
+ *  of the team (sidecars before provider hosts, oldest first) that can hold the spec's resource
+ *  limits (host-fit.ts; the evidence's `skipped` names the others and why); else none (provision
+ *  decides). Connected hosts that all refuse the spec fail the phase, naming each one's reason. */
 export const place: PhaseDef = {
   name: 'place',
   async run(ctx) {
     const state = stateOf(ctx.state);
-    const { target } = paramsOf(ctx.deployment.params);
+    const { target, spec } = paramsOf(ctx.deployment.params);
     const env = await ctx.env();
+    const needs = specNeeds(spec);
+    const candidates = async (where: string, params: unknown[]) =>
+      ctx.db.query<Candidate>(`select id, name, facts from hosts where team = $1 and ${where}`, [ctx.deployment.team, ...params]);
     let host: string | null = null;
     let reason: string;
+    const skipped: { host: string; name: string; why: string }[] = [];
     if (env.host) {
       host = env.host;
       reason = 'environment already on host';
     } else if (target?.host) {
-      const rows = await ctx.db.query<{ id: string }>("select id from hosts where team = $1 and (id = $2 or name = $2) and status <> 'removed'", [ctx.deployment.team, target.host]);
-      if (!rows[0]) throw new PhaseFailed(`no host "${target.host}" in this team`, { host: null, reason: 'requested host not found' });
-      host = rows[0].id;
+      const found = (await candidates("(id = $2 or name = $2) and status <> 'removed'", [target.host]))[0];
+      if (!found) throw new PhaseFailed(`no host "${target.host}" in this team`, { host: null, reason: 'requested host not found' });
+      const why = whyNotFit(needs, found.facts);
+      if (why) throw new PhaseFailed(`host ${found.name} cannot hold this spec: ${why}`, { host: null, reason: 'requested host cannot hold the spec', skipped: [{ host: found.id, name: found.name, why }] });
+      host = found.id;
       reason = 'target host requested';
     } else if (target?.cloud) {
       reason = `target ${target.cloud}`;
     } else {
-      host = (await ctx.agents.connectedHosts(ctx.deployment.team))[0] ?? null;
+      const connected = await ctx.agents.connectedHosts(ctx.deployment.team);
+      const rows = new Map((await candidates('id = any($2)', [connected])).map((c) => [c.id, c]));
+      for (const id of connected) {
+        const c = rows.get(id);
+        const why = c ? whyNotFit(needs, c.facts) : 'gone';
+        if (!why) {
+          host = id;
+          break;
+        }
+        skipped.push({ host: id, name: c?.name ?? id, why });
+      }
+      if (!host && skipped.length > 0) {
+        throw new PhaseFailed(`no connected host can hold this spec: ${skipped.map((s) => `${s.name}: ${s.why}`).join('; ')}`, { host: null, reason: 'no connected host can hold the spec', skipped });
+      }
       reason = host ? 'first connected host in team' : 'no connected host; provisioning';
     }
     state.host = host;
     if (host && host !== env.host) await ctx.db.query('update envs set host = $2, updated_at = now() where id = $1', [env.id, host]);
-    return ok({ host, reason });
+    return ok({ host, reason, ...(skipped.length > 0 ? { skipped } : {}) });
   },
 };

@@ -1,0 +1,34 @@
+/**
+ * Whether a host can hold a spec (issue 14, placement that sees resources): the memory its services
+ * are limited to, together, must fit in the host's memory, and no service may be limited to more
+ * CPUs than the host has. Services without limits ask for nothing. A host that did not report its
+ * resources (an agent before issue 14) is taken as fitting. Pure.
+ */
+import type { HostFacts } from '../../../contracts/domain.js';
+import type { Spec } from '../../../contracts/spec.js';
+
+/** What the spec asks of a host. */
+export interface SpecNeeds {
+  readonly memory_bytes: number;
+  readonly cpus: number;
+}
+
+export function specNeeds(spec: Pick<Spec, 'services'>): SpecNeeds {
+  let memory = 0;
+  let cpus = 0;
+  for (const service of Object.values(spec.services)) {
+    memory += service.limits?.memory_bytes ?? 0;
+    cpus = Math.max(cpus, service.limits?.cpus ?? 0);
+  }
+  return { memory_bytes: memory, cpus };
+}
+
+const gib = (n: number) => `${(n / 1024 ** 3).toFixed(n >= 10 * 1024 ** 3 ? 0 : 1)} GiB`;
+
+/** Why `facts`' host cannot hold `needs`, or null when it can. */
+export function whyNotFit(needs: SpecNeeds, facts: HostFacts | null): string | null {
+  const reasons: string[] = [];
+  if (facts?.memory_bytes !== undefined && needs.memory_bytes > facts.memory_bytes) reasons.push(`needs ${gib(needs.memory_bytes)} of memory, has ${gib(facts.memory_bytes)}`);
+  if (facts?.cpus !== undefined && needs.cpus > facts.cpus) reasons.push(`a service is limited to ${needs.cpus} CPUs, it has ${facts.cpus}`);
+  return reasons.length > 0 ? reasons.join('; ') : null;
+}

@@ -1,0 +1,67 @@
+/**
+ * Placement that sees resources (issue 14): agents report their CPUs and memory, and `place` skips
+ * a host that cannot hold the spec's resource limits, naming it and why; when every connected host
+ * refuses, the deploy fails there, naming each one. Two real agent processes.
+ */
+import { totalmem, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment } from '../../src/contracts/domain.js';
+import { waitFor } from '../helpers/api.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+import { startAgentProcess, testPortRange, type Child } from '../helpers/processes.js';
+
+const GiB = 1024 ** 3;
+const gib = (n: number) => `${(n / GiB).toFixed(n >= 10 * GiB ? 0 : 1)} GiB`;
+const compose = (limits: Record<string, unknown>) => ({ services: { web: { command: ['sleep', '300'], deploy: { resources: { limits } } } } });
+
+describe('placement by resources', () => {
+  let h: Harness;
+  let second: Child;
+  let secondId: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    expect((await h.api.post('/v1/projects', { name: 'app' })).status).toBe(201);
+    const key = (await h.api.post('/v1/enrollment-keys', {})).body.key;
+    second = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: join(h.dataDir, 'second'), name: 'second-host', ports: testPortRange() });
+    secondId = await waitFor(async () => (await h.api.get('/v1/hosts')).body.items.find((x: { name: string; status: string }) => x.name === 'second-host' && x.status === 'connected')?.id, 30_000, 'the second agent');
+  });
+  afterAll(async () => {
+    await second?.kill('SIGTERM');
+    await h?.close();
+  });
+
+  async function deploy(env: string, limits: Record<string, unknown>): Promise<Deployment> {
+    const res = await h.api.post('/v1/projects/app/deploy', { compose: compose(limits), env });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    return h.api.finished(res.body.deployment.id);
+  }
+
+  it('agents report their CPUs and memory', async () => {
+    for (const host of (await h.api.get('/v1/hosts')).body.items) expect(host.facts).toMatchObject({ cpus: availableParallelism(), memory_bytes: totalmem() });
+  });
+
+  it('a spec asking for more memory than any host has: place fails naming why each host was refused, and nothing starts', async () => {
+    const dep = await deploy('huge', { memory: '4096g' });
+    expect(dep.status).toBe('failed');
+    const why = `needs 4096 GiB of memory, has ${gib(totalmem())}`;
+    const place = dep.phases.find((p) => p.name === 'place')!;
+    expect(place).toMatchObject({ status: 'failed', evidence: { host: null, reason: 'no connected host can hold the spec' } });
+    expect((place.evidence as { skipped: unknown }).skipped).toEqual([
+      { host: h.hostId, name: 'test-host', why },
+      { host: secondId, name: 'second-host', why },
+    ]);
+    expect(dep.error).toBe(`place: no connected host can hold this spec: test-host: ${why}; second-host: ${why}`);
+    expect(dep.phases.slice(2, -1).every((p) => p.status === 'skipped')).toBe(true);
+  });
+
+  it('a spec that fits goes to the first connected host; one limited to more CPUs than a requested host has is refused there', async () => {
+    const fits = await deploy('small', { memory: '64m', cpus: '1' });
+    expect(fits.status, fits.error ?? '').toBe('succeeded');
+    expect(fits.phases.find((p) => p.name === 'place')!.evidence).toEqual({ host: h.hostId, reason: 'first connected host in team' });
+    const res = await h.api.post('/v1/projects/app/deploy', { compose: compose({ cpus: String(availableParallelism() + 1) }), env: 'wide', target: { host: 'second-host' } });
+    const wide = await h.api.finished(res.body.deployment.id);
+    expect(wide.status).toBe('failed');
+    expect(wide.error).toBe(`place: host second-host cannot hold this spec: a service is limited to ${availableParallelism() + 1} CPUs, it has ${availableParallelism()}`);
+  });
+});
