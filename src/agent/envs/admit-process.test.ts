@@ -33,6 +33,19 @@ describe('processMismatch', () => {
   });
 });
 
+describe('processMismatch names what differs, and what each side says', () => {
+  it.each([
+    ['another command', spec({ command: ['node', '/srv/other.js'] }), payload(), 'process.command: the Compose command is not the signed one'],
+    ['a working_dir the envelope leaves out', spec(), payload({ working_dir: undefined }), "process.working_dir: the Compose service runs in /srv, the envelope signs none (denv deploy gives a process service without one the Compose file's directory)"],
+    ['no working_dir where one is signed', spec({ working_dir: null }), payload(), "process.working_dir: the Compose service runs in its env's own dir, the envelope signs /srv (denv deploy gives a process service without one the Compose file's directory)"],
+    ['another user', spec({ user: 'root' }), payload(), 'process.user: the Compose service runs as root, the envelope signs app'],
+    ['no user where one is signed', spec({ user: null }), payload(), "process.user: the Compose service runs as its env's own user, the envelope signs app"],
+    ['a user the envelope leaves out', spec(), payload({ user: undefined }), 'process.user: the Compose service runs as app, the envelope signs none'],
+  ])('%s', (_what, s, p, message) => {
+    expect(processMismatch(s, p)).toBe(message);
+  });
+});
+
 describe('specDigest', () => {
   it('ignores key order and changes with anything in the spec', () => {
     const a = spec();
