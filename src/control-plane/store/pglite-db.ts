@@ -112,11 +112,14 @@ interface Waiter {
  * order. A transaction has the connection to itself from `begin` to `commit`/`rollback` and is
  * never interrupted; what arrives meanwhile waits behind it, as PGlite's own connection made it
  * wait on the main thread. Statements outside transactions are pipelined, PIPELINE_DEPTH at a time.
- * Background work is never starved: once the oldest of it has waited REST_MAX_WAIT_MS, it goes next.
+ * Background work is never starved: once the oldest of it has waited REST_MAX_WAIT_MS, it and the
+ * API's work take turns.
  */
 class Gate {
   private exclusive = false;
   private posted = 0;
+  /** The last work started was background work served for its age (the API goes next). */
+  private agedWentLast = false;
   /** Served first: statements, then transactions; then everything else in arrival order. */
   private readonly firstStatements: Waiter[] = [];
   private readonly firstTransactions: Waiter[] = [];
@@ -164,11 +167,14 @@ class Gate {
 
   private drain(): void {
     while (!this.exclusive) {
+      const first = this.firstStatements.length > 0 ? this.firstStatements : this.firstTransactions.length > 0 ? this.firstTransactions : null;
       const aged = this.rest.length > 0 && performance.now() - this.rest[0]!.since >= this.restMaxWaitMs;
-      const queue = aged ? this.rest : this.firstStatements.length > 0 ? this.firstStatements : this.firstTransactions.length > 0 ? this.firstTransactions : this.rest;
+      // Aged background work and the API take turns: neither waits behind a backlog of the other.
+      const queue = first && (!aged || this.agedWentLast) ? first : this.rest;
       const next = queue[0];
       if (!next || (!next.exclusive && this.posted >= PIPELINE_DEPTH)) return;
       queue.shift();
+      this.agedWentLast = queue === this.rest && aged;
       // A transaction's `begin` may follow statements still in the worker: it runs after them.
       if (next.exclusive) this.exclusive = true;
       next.start();
