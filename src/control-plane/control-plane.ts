@@ -3,7 +3,6 @@
  * `startControlPlane` is what `denv server` and `denv dev` run, and what tests start.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
@@ -114,9 +113,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const timed = <T>(name: string, sweep: () => Promise<T>) => metrics.sweeps.wrap(name, sweep);
   // Embedded store: this process is the only control plane, so no host socket is held elsewhere.
   if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
-  // The HTTP server exists once buildServer has run; the clouds need it only from the first provision.
-  let httpServer: Server | null = null;
-  const clouds = new Clouds({ db, dataDir: opts.dataDir, log, http: () => httpServer! });
+  // `app` exists once buildServer has run; the clouds ask for its server only after the engine starts.
+  const clouds = new Clouds({ db, dataDir: opts.dataDir, log, http: () => app.server, hostChanged: (id) => agents.hostChanged(id) });
   const engine = new Engine({
     db, bus, agents, clouds, log, owner: replica,
     config: {
@@ -158,11 +156,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     await store.close();
     throw err;
   }
-  // Embedded store: the data-dir lock proves no other control plane shares it, so work leased by a
-  // killed predecessor is resumed at once rather than after its lease expires.
-  httpServer = app.server;
   // Machines of a `local` cloud reconnect through the socket file before their work resumes.
   await clouds.resume();
+  // Embedded store: the data-dir lock proves no other control plane shares it, so work leased by a
+  // killed predecessor is resumed at once rather than after its lease expires.
   await engine.start(!opts.databaseUrl);
   for (const s of sweepers) s.start();
   const address = app.server.address();

@@ -1,6 +1,6 @@
 import { createEnrollmentKeyBody, listQuery, removeHostQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
-import { appendEvent } from '../store/events.js';
+import { markDeprovisioning, markRemoved } from '../store/host-removal.js';
 import { createEnrollmentKey } from '../auth/enrollment-keys.js';
 import { HOST_VIEW_COLUMNS, toHost, type HostRow } from '../store/rows.js';
 import { listPage } from './paging.js';
@@ -53,11 +53,8 @@ export const hostRoutes = [
         if (placed.length > 0 && !query.force) {
           throw new DenvError('CONFLICT', `host ${h.name} still has ${placed.length} env(s) placed on it (${placed.map((e) => e.name).join(', ')}); tear them down first, or remove with force=true`);
         }
-        await tx.query("update hosts set status = 'deprovisioning' where id = $1", [h.id]);
-        await appendEvent(tx, { team: h.team, subject: `host:${h.id}`, type: 'host.status', data: { status: 'deprovisioning', forced: query.force } });
-        const out = (await tx.query<HostRow>("update hosts set status = 'removed', credential_hash = null, removed_at = now() where id = $1 returning *", [h.id]))[0]!;
-        await appendEvent(tx, { team: h.team, subject: `host:${h.id}`, type: 'host.status', data: { status: 'removed' } });
-        return out;
+        await markDeprovisioning(tx, h, { forced: query.force });
+        return markRemoved(tx, h);
       });
       await agents.hostChanged(host.id);
       return toHost(host);

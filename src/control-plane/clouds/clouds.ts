@@ -15,6 +15,7 @@ import { newId } from '../../contracts/ids.js';
 import { createEnrollmentKey } from '../auth/enrollment-keys.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
+import { markDeprovisioning, markRemoved } from '../store/host-removal.js';
 import { serveControlSocket, type ControlSocket } from './control-socket.js';
 import { DEFAULT_LOCAL_SUBNET, localProvider } from './local/local-provider.js';
 import { manualProvider, type CloudProvider } from './provider.js';
@@ -58,7 +59,16 @@ export interface Provisioned {
 export class Clouds {
   private socket: Promise<ControlSocket> | null = null;
 
-  constructor(private readonly deps: { readonly db: Db; readonly dataDir: string; readonly http: () => Server; readonly log: (line: string) => void }) {}
+  constructor(
+    private readonly deps: {
+      readonly db: Db;
+      readonly dataDir: string;
+      readonly http: () => Server;
+      /** Tell every replica a host changed (the gateway's hostChanged: a removed host's socket closes). */
+      readonly hostChanged: (hostId: string) => Promise<void>;
+      readonly log: (line: string) => void;
+    },
+  ) {}
 
   /** Where machines' files live: beside the 0700 data dir, traversable by services' users. */
   private get machinesRoot(): string {
@@ -155,8 +165,7 @@ export class Clouds {
             await tx.query("update machines set status = 'running' where id = $1", [m.id]);
             return false;
           }
-          await tx.query("update hosts set status = 'deprovisioning' where id = $1", [m.host]);
-          await appendEvent(tx, { team: m.team, subject: `host:${m.host}`, type: 'host.status', data: { status: 'deprovisioning', machine: m.id } });
+          await markDeprovisioning(tx, { id: m.host, team: m.team }, { machine: m.id });
         }
         return true;
       });
@@ -171,12 +180,10 @@ export class Clouds {
       }
       await db.tx(async (tx) => {
         await tx.query("update machines set status = 'destroyed', destroyed_at = now() where id = $1", [m.id]);
-        if (m.host) {
-          await tx.query("update hosts set status = 'removed', credential_hash = null, removed_at = now() where id = $1", [m.host]);
-          await appendEvent(tx, { team: m.team, subject: `host:${m.host}`, type: 'host.status', data: { status: 'removed', machine: m.id } });
-        }
+        if (m.host) await markRemoved(tx, { id: m.host, team: m.team }, { machine: m.id });
         await appendEvent(tx, { team: m.team, subject: `cloud:${m.cloud}`, type: 'host.deprovisioned', data: { machine: m.id, name: m.name, host: m.host, ref: m.ref } });
       });
+      if (m.host) await this.deps.hostChanged(m.host);
       this.deps.log(`deprovisioned ${m.name} (cloud ${m.cloud_name}${m.host ? `, host ${m.host}` : ', never joined'})`);
     }
     return idle.length;

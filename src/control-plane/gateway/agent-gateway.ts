@@ -137,19 +137,29 @@ export class AgentGateway {
 
   /** Resolve true once `hostId` is reachable, false after `ms` (or when `signal` aborts). */
   async waitConnected(hostId: string, ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (await this.isReachable(hostId)) return true;
+    return (await this.waitForHost((id) => id === hostId, async () => (await this.isReachable(hostId)) || null, ms, signal)) ?? false;
+  }
+
+  /**
+   * Resolve with what `check` answers once it answers something, or null after `ms` (or when
+   * `signal` aborts). `check` runs now and again whenever a host whose id `concerns` changes
+   * (connects, disconnects, is removed) on any replica: no polling.
+   */
+  async waitForHost<T>(concerns: (hostId: string) => boolean, check: () => Promise<T | null>, ms: number, signal?: AbortSignal): Promise<T | null> {
+    const now = await check();
+    if (now !== null) return now;
     return new Promise((resolve) => {
-      const done = (value: boolean) => {
+      const done = (value: T | null) => {
         clearTimeout(timer);
         this.opts.bus.off('host', onHost);
         signal?.removeEventListener('abort', onAbort);
         resolve(value);
       };
       const onHost = (id: string) => {
-        if (id === hostId) void this.isReachable(hostId).then((ok) => ok && done(true), () => {});
+        if (concerns(id)) void check().then((v) => v !== null && done(v), () => {});
       };
-      const onAbort = () => done(false);
-      const timer = setTimeout(() => done(false), ms);
+      const onAbort = () => done(null);
+      const timer = setTimeout(() => done(null), ms);
       this.opts.bus.on('host', onHost);
       signal?.addEventListener('abort', onAbort);
     });

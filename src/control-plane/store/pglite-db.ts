@@ -91,9 +91,9 @@ class PGliteThread {
  *  answer travels back, few enough that a statement served first waits for little. */
 const PIPELINE_DEPTH = 2;
 
-/** Background work that has waited this long goes next, ahead of the API's (the default of
- *  openPGlite's `restMaxWaitMs`): a client polling the API hard (20 watchers every 50 ms) must
- *  not stop every deployment. */
+/** Once the oldest background work has waited this long, it and the API's work take turns (the
+ *  default of openPGlite's `restMaxWaitMs`): a client polling the API hard (20 watchers every
+ *  50 ms) must not stop every deployment. */
 export const REST_MAX_WAIT_MS = 100;
 
 interface Waiter {

@@ -35,9 +35,9 @@ export function localProvider(deps: LocalProviderDeps): CloudProvider {
     canProvision: true,
     async create(order: MachineOrder): Promise<MadeMachine> {
       const taken = new Set([...(await deps.recordedIps()), ...(await addressesInUse())]);
-      let index = 0;
-      while (taken.has(namespacePlan(order.machine, index, deps.subnet).ip) || taken.has(namespacePlan(order.machine, index, deps.subnet).hostIp)) index++;
-      const plan = namespacePlan(order.machine, index, deps.subnet);
+      // The first /30 of the subnet with neither end taken (namespacePlan throws once none is left).
+      let plan = namespacePlan(order.machine, 0, deps.subnet);
+      for (let index = 1; taken.has(plan.ip) || taken.has(plan.hostIp); index++) plan = namespacePlan(order.machine, index, deps.subnet);
       const dir = path.join(deps.root, order.machine);
       // A crash part-way through an earlier call for this machine: start again from nothing.
       await removeNamespace(plan.ns);
