@@ -6,7 +6,7 @@
  * page go to `test-output/ui/`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +49,8 @@ describe('web UI', () => {
     // Where it came from (an agent started by hand: a sidecar) and the address its services answer on.
     expect(row).toContain('sidecar');
     expect(row).toContain('127.0.0.1');
+    // Its CPUs and memory, as the agent reported them.
+    expect(row).toContain(`${availableParallelism()} / `);
     await shot('hosts');
     expect(await page.evaluate(() => localStorage.getItem('denv.token'))).toBe(h.cp.adminToken);
   });

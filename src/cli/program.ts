@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerAgent } from './commands/agent.js';
+import { registerAgentService } from './commands/agent-service.js';
 import { registerConfig } from './commands/config.js';
 import { registerDeploy } from './commands/deploy.js';
 import { registerDeployment } from './commands/deployment.js';
@@ -73,6 +74,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerDev(program);
   registerServer(program);
   registerAgent(program);
+  registerAgentService(program);
   registerDeploy(program);
   registerDeployment(program);
   registerDeployments(program);

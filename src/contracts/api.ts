@@ -79,6 +79,14 @@ export const previewBody = z.strictObject({
 /** `POST /v1/clouds`: a way to get hosts (issue 14). `deprovision`: `when_empty` (default) destroys a
  *  machine it made once the last env on it is destroyed; `never` keeps it. */
 const cloudCommon = { name: slug, deprovision: z.enum(['when_empty', 'never']).default('when_empty') };
+/** The control plane's URL as a cloud's machines reach it (their agents dial <url>/agent/ws). */
+const controlUrl = z.string().max(2048).regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'expected an http:// or https:// URL');
+const absolutePath = z.string().max(1024).regex(/^\//, 'expected an absolute path');
+/** A machine's directory for denv: absolute, normalised, and not / or a top-level system directory. */
+const installDir = absolutePath.refine((p) => /^(\/[A-Za-z0-9._-]+){2,}$/.test(p) && !p.split('/').includes('..') && !p.split('/').includes('.'), 'expected a directory of its own such as /opt/denv (absolute, two levels deep or more, no . or ..)');
+const allowPaths = z.array(absolutePath).max(16).optional();
+/** `user@host[:port]`, an IPv6 host in brackets; the host starts with a letter or digit (never an ssh option). */
+const sshTarget = z.string().max(300).regex(/^[a-z_][a-z0-9_.-]{0,31}@(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:\d{1,5})?$/, 'expected user@host or user@host:port');
 export const createCloudBody = z.discriminatedUnion('provider', [
   /** Cannot provision: hosts are added by running `denv agent` by hand. */
   z.strictObject({ ...cloudCommon, provider: z.literal('manual') }),
@@ -90,9 +98,37 @@ export const createCloudBody = z.discriminatedUnion('provider', [
     ...cloudCommon,
     provider: z.literal('local'),
     subnet: z.string().max(32).optional(),
-    allow_paths: z.array(z.string().max(1024).regex(/^\//, 'expected an absolute path')).max(16).optional(),
+    allow_paths: allowPaths,
   }),
-], { error: (issue) => (issue.code === 'invalid_union' ? 'provider must be manual or local (ssh and hetzner are not available yet)' : undefined) });
+  /** Machines the team has, reached over ssh with `private_key` (never shown again). Each provision
+   *  takes the first of `machines` no live machine holds, uploads denv to `install_dir` and starts
+   *  its agent as a service. Host keys: `known_hosts` lines, else pinned at first use. The machines
+   *  need Node 20+ and tar. */
+  z.strictObject({
+    ...cloudCommon,
+    provider: z.literal('ssh'),
+    machines: z.array(sshTarget).min(1).max(100).refine((m) => new Set(m).size === m.length, 'a machine is named twice'),
+    private_key: z.string().min(1).max(16_384).regex(/-----BEGIN [A-Z ]*PRIVATE KEY-----/, 'expected a private key (OpenSSH or PEM), not a public one'),
+    known_hosts: z.string().max(65_536).optional(),
+    control_url: controlUrl,
+    install_dir: installDir.default('/opt/denv'),
+    allow_paths: allowPaths,
+  }),
+  /** Hetzner Cloud servers (Hetzner's API with `token`, never shown again), each installing denv
+   *  from the control plane at first boot (GET /v1/install/denv.tar) and enrolling its agent. */
+  z.strictObject({
+    ...cloudCommon,
+    provider: z.literal('hetzner'),
+    token: z.string().min(1).max(200),
+    api_url: controlUrl.default('https://api.hetzner.cloud/v1'),
+    location: z.string().regex(/^[a-z0-9-]{1,32}$/, 'expected a location name such as fsn1').default('fsn1'),
+    server_type: z.string().regex(/^[a-z0-9-]{1,32}$/, 'expected a server type such as cx22').default('cx22'),
+    image: z.string().regex(/^[a-z0-9.-]{1,64}$/, 'expected an image name such as ubuntu-24.04').default('ubuntu-24.04'),
+    ssh_keys: z.array(z.string().min(1).max(128)).max(16).optional(),
+    control_url: controlUrl,
+    install_dir: installDir.default('/opt/denv'),
+  }),
+], { error: (issue) => (issue.code === 'invalid_union' ? 'provider must be manual, local, ssh or hetzner' : undefined) });
 export const createEnrollmentKeyBody = z.strictObject({
   /** Seconds until the key expires (default 1 h). */
   expires_in: z.number().int().min(1).max(30 * 24 * 3600).default(3600),

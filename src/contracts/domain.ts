@@ -166,6 +166,10 @@ export interface Host {
   readonly status: HostStatus;
   readonly facts: HostFacts | null;
   readonly last_heartbeat_at: string | null;
+  /** When it was drained (`denv hosts drain`): it takes no new env; null when it takes them. */
+  readonly drained_at: string | null;
+  /** Envs placed on it that are not torn down or separated. */
+  readonly envs: number;
   readonly created_at: string;
 }
 

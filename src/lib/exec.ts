@@ -17,8 +17,8 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Kill the program's process group with SIGKILL after this many ms; the result says `timedOut`. */
   readonly timeoutMs?: number;
-  /** Written to stdin, which is then closed. Without it stdin is /dev/null. */
-  readonly input?: string | Uint8Array;
+  /** Written to stdin, which is then closed (a stream: piped in until it ends). Without it stdin is /dev/null. */
+  readonly input?: string | Uint8Array | NodeJS.ReadableStream;
   /** Aborting kills the process group, like a timeout (but `timedOut` stays false). */
   readonly signal?: AbortSignal;
   /** Keep at most this many bytes of each stream, the *last* ones (where errors and results are). Default 1 MiB. */
@@ -84,6 +84,16 @@ class TailBuffer {
   }
 }
 
+/** SIGKILL the process group `child` leads (it was started `detached`), or the child alone if that fails; nothing once it has exited. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
 export function run(argv: readonly string[], opts: RunOptions = {}): Promise<RunResult> {
   const [program, ...args] = argv;
   if (program === undefined) return Promise.reject(new ExecError(argv, 'cannot run an empty command'));
@@ -106,18 +116,11 @@ export function run(argv: readonly string[], opts: RunOptions = {}): Promise<Run
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     let drainTimer: NodeJS.Timeout | undefined;
 
-    const killGroup = () => {
-      if (child.pid === undefined || exit) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    };
-    const timer = opts.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), killGroup()), opts.timeoutMs) : undefined;
-    const onAbort = () => killGroup();
+    const kill = () => !exit && killGroup(child);
+    const timer = opts.timeoutMs !== undefined ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+    const onAbort = () => kill();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) killGroup();
+    if (opts.signal?.aborted) kill();
 
     const cleanup = () => {
       settled = true;
@@ -148,7 +151,8 @@ export function run(argv: readonly string[], opts: RunOptions = {}): Promise<Run
 
     if (opts.input !== undefined && child.stdin) {
       child.stdin.on('error', () => {}); // the program may exit without reading its input (EPIPE)
-      child.stdin.end(opts.input);
+      if (typeof opts.input === 'string' || opts.input instanceof Uint8Array) child.stdin.end(opts.input);
+      else opts.input.pipe(child.stdin);
     }
   });
 }
@@ -160,6 +164,64 @@ export async function runOrThrow(argv: readonly string[], opts: RunOptions = {})
   const how = result.timedOut ? `timed out after ${opts.timeoutMs} ms` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
   const detail = result.stderr.trim().split('\n').slice(-3).join(' | ');
   throw new ExecError(argv, `${argv.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: result.exitCode, signal: result.signal, stderr: result.stderr });
+}
+
+/**
+ * `producer | consumer` without a shell: the producer's stdout is the consumer's stdin. Throws
+ * (as runOrThrow) when either fails; the consumer's result otherwise. A failed consumer takes the
+ * producer down with it (its group is killed), so nothing is left writing into a closed pipe.
+ */
+export async function runPipedOrThrow(producer: readonly string[], consumer: readonly string[], opts: Omit<RunOptions, 'input'> & { readonly producerCwd?: string } = {}): Promise<RunResult> {
+  const [program, ...args] = producer;
+  if (program === undefined) throw new ExecError(producer, 'cannot run an empty command');
+  const child = spawn(program, args, { cwd: opts.producerCwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
+  const stderr = new TailBuffer(64 * 1024);
+  child.stderr?.on('data', (c: Buffer) => stderr.push(c));
+  const produced = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: string | null }>((resolve) => {
+    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error: err.code ?? err.message }));
+    child.once('close', (code, signal) => resolve({ code, signal, error: null }));
+  });
+  let consumed: RunResult;
+  try {
+    consumed = await runOrThrow(consumer, { ...opts, input: child.stdout! });
+  } catch (err) {
+    killGroup(child);
+    throw err;
+  }
+  const p = await produced;
+  if (p.code !== 0) {
+    const how = p.error ? `could not start: ${p.error}` : p.signal ? `was killed by ${p.signal}` : `exited with code ${p.code}`;
+    const detail = stderr.text().trim().split('\n').slice(-3).join(' | ');
+    throw new ExecError(producer, `${producer.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: p.code, signal: p.signal, stderr: stderr.text(), errno: p.error });
+  }
+  return consumed;
+}
+
+/** A program whose output is read as a stream (`startStreaming`). */
+export interface StreamingProgram {
+  readonly stdout: NodeJS.ReadableStream;
+  /** Resolves once it has exited (never rejects); `error` when it could not start. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>;
+  /** SIGKILL its process group (the reader went away). */
+  kill(): void;
+}
+
+/** Start `argv` (no shell, stdin /dev/null) for its stdout as a stream: an archive sent as it is made. */
+export function startStreaming(argv: readonly string[], opts: Pick<RunOptions, 'cwd' | 'env'> = {}): StreamingProgram {
+  const [program, ...args] = argv;
+  if (program === undefined) throw new ExecError(argv, 'cannot run an empty command');
+  const child = spawn(program, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
+  const stderr = new TailBuffer(16 * 1024);
+  child.stderr?.on('data', (c: Buffer) => stderr.push(c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>((resolve) => {
+    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: null, signal: null, stderr: '', error: `cannot run "${program}": ${err.code ?? err.message}` }));
+    child.once('close', (code, signal) => resolve({ code, signal, stderr: stderr.text(), error: null }));
+  });
+  return {
+    stdout: child.stdout!,
+    exited,
+    kill: () => killGroup(child),
+  };
 }
 
 /** A program that keeps running while the caller talks to it (see `startProgram`). */
@@ -211,14 +273,7 @@ export function startProgram(argv: readonly string[], opts: Pick<RunOptions, 'cw
     endInput: () => void child.stdin?.end(),
     firstOutput,
     exited,
-    kill() {
-      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    },
+    kill: () => killGroup(child),
   };
 }
 

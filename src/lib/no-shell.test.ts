@@ -18,6 +18,7 @@ const SPAWNERS = new Set([
   'src/agent/runtimes/process/spawn-detached.ts', // service processes that outlive the agent (log file as stdio)
   'src/cli/agent-child.ts', // `denv dev`'s local agent, a child with piped output
   'src/lib/git/git-ssh-main.ts', // bin/denv-git-ssh: ssh with git's own stdio, in place of git's `ssh`
+  'src/agent/service/supervise.ts', // denv's supervisor: the agent as its child, sharing its log as stdio
 ]);
 
 function shippedFiles(dir: string): string[] {

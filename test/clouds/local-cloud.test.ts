@@ -16,7 +16,7 @@ import { NO_HOST_MESSAGE } from '../../src/control-plane/clouds/clouds.js';
 import type { Deployment } from '../../src/contracts/domain.js';
 import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
-import { spawnDenv } from '../helpers/processes.js';
+import { denvJson } from '../helpers/processes.js';
 import { freshDataDir } from '../helpers/stores.js';
 
 const HELLO = fileURLToPath(new URL('../../examples/hello', import.meta.url));
@@ -25,13 +25,6 @@ const HELLO_COMPOSE = { services: { web: { command: ['node', 'server.js'], worki
 // A subnet of its own, so a machine left by another run never takes this file's addresses.
 const SUBNET = '10.231.200.0/24';
 
-/** `denv <args> --json` against the control plane; its parsed output. */
-async function cli(cp: ControlPlane, args: readonly string[]): Promise<any> {
-  const child = spawnDenv([...args, '--url', cp.url, '--token', cp.adminToken, '--json']);
-  await new Promise((resolve) => child.proc.once('exit', resolve));
-  expect(child.proc.exitCode, child.output()).toBe(0);
-  return JSON.parse(child.output());
-}
 
 describe('clouds', () => {
   let cp: ControlPlane;
@@ -55,9 +48,14 @@ describe('clouds', () => {
   }
   const phase = (dep: Deployment, name: string) => dep.phases.find((p) => p.name === name)!;
 
-  it('refuses a provider it does not have, a bad subnet, a relative allow path and a second cloud of one name; changes nothing', async () => {
+  it('refuses a provider it does not have, a bad subnet, a relative allow path, incomplete ssh and hetzner settings and a second cloud of one name; changes nothing', async () => {
     const bad = [
-      [{ name: 'x', provider: 'ssh' }, /provider must be manual or local/],
+      [{ name: 'x', provider: 'aws' }, /provider must be manual, local, ssh or hetzner/],
+      [{ name: 'x', provider: 'ssh', machines: ['root@10.0.0.5'], control_url: 'http://10.0.0.1:4600' }, /private_key/],
+      [{ name: 'x', provider: 'ssh', machines: ['10.0.0.5'], private_key: '-----BEGIN OPENSSH PRIVATE KEY-----', control_url: 'http://10.0.0.1:4600' }, /expected user@host/],
+      [{ name: 'x', provider: 'ssh', machines: ['root@10.0.0.5'], private_key: 'ssh-ed25519 AAAA…', control_url: 'http://10.0.0.1:4600' }, /not a public one/],
+      [{ name: 'x', provider: 'ssh', machines: ['root@10.0.0.5'], private_key: '-----BEGIN OPENSSH PRIVATE KEY-----', control_url: 'http://10.0.0.1:4600', install_dir: '/' }, /a directory of its own/],
+      [{ name: 'x', provider: 'hetzner', token: 't' }, /control_url/],
       [{ name: 'x', provider: 'local', subnet: '10.0.0.0/30' }, /subnet must be an IPv4 network/],
       [{ name: 'x', provider: 'local', allow_paths: ['srv'] }, /absolute path/],
       [{ name: 'x', provider: 'manual', subnet: '10.0.0.0/16' }, /subnet/],
@@ -71,7 +69,7 @@ describe('clouds', () => {
   });
 
   it('with no host and only a manual cloud, provision fails with seed 000 message and the later phases are skipped', async () => {
-    const added = await cli(cp, ['cloud', 'add', 'rack', '--provider', 'manual']);
+    const added = await denvJson(cp, ['cloud', 'add', 'rack', '--provider', 'manual']);
     expect(added).toMatchObject({ name: 'rack', provider: 'manual', deprovision: 'when_empty', machines: 0 });
     expect((await api.post('/v1/clouds', { name: 'rack', provider: 'manual' })).status).toBe(409);
     const dep = await deploy('manual-only');
@@ -87,7 +85,7 @@ describe('clouds', () => {
   });
 
   it('a team with no host deploys through a local cloud: a machine with its own address joins, the app answers there, and destroying the env deprovisions it', async () => {
-    await cli(cp, ['cloud', 'add', 'here', '--provider', 'local', '--subnet', SUBNET, '--allow-path', HELLO]);
+    await denvJson(cp, ['cloud', 'add', 'here', '--provider', 'local', '--subnet', SUBNET, '--allow-path', HELLO]);
     const dep = await deploy('production');
     const provision = phase(dep, 'provision');
     if (provision.evidence && typeof (provision.evidence as { ref?: unknown }).ref === 'string') namespaces.add((provision.evidence as { ref: string }).ref);
@@ -115,7 +113,7 @@ describe('clouds', () => {
     expect(provisioned).toMatchObject({ cloud: 'here', provider: 'local', ref, ip, name: 'here-1', machine: expect.stringMatching(/^mch_/) });
     const machineDir = join(`${dataDir}-machines`, provisioned.machine);
     expect(existsSync(join(machineDir, 'agent'))).toBe(true);
-    expect((await cli(cp, ['cloud', 'ls'])).items.find((c: { name: string }) => c.name === 'here')).toMatchObject({ provider: 'local', machines: 1, config: { subnet: SUBNET } });
+    expect((await denvJson(cp, ['cloud', 'ls'])).items.find((c: { name: string }) => c.name === 'here')).toMatchObject({ provider: 'local', machines: 1, config: { subnet: SUBNET } });
     // A cloud with a machine stays.
     expect((await api.req('DELETE', '/v1/clouds/here')).status).toBe(409);
 
@@ -128,7 +126,7 @@ describe('clouds', () => {
     const hostEvents = (await api.get(`/v1/events?subject=host:${hostId}`)).body.items.map((e: { type: string; data: { status?: string } }) => e.data.status ?? e.type);
     expect(hostEvents).toEqual(expect.arrayContaining(['host.enrolled', 'deprovisioning', 'removed']));
     expect(existsSync(machineDir)).toBe(false);
-    expect((await cli(cp, ['cloud', 'rm', 'here'])).name).toBe('here');
+    expect((await denvJson(cp, ['cloud', 'rm', 'here'])).name).toBe('here');
     expect((await api.get('/v1/clouds')).body.items.map((c: { name: string }) => c.name)).toEqual(['rack']);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Placement that sees resources (issue 14): agents report their CPUs and memory, and `place` skips
  * a host that cannot hold the spec's resource limits, naming it and why; when every connected host
- * refuses, the deploy fails there, naming each one. Two real agent processes.
+ * refuses, the deploy fails there, naming each one. A drained host takes no new env, and its own
+ * envs stay. Two real agent processes.
  */
 import { totalmem, availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../../src/contracts/domain.js';
 import { waitFor } from '../helpers/api.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { startAgentProcess, testPortRange, type Child } from '../helpers/processes.js';
+import { denvJson, startAgentProcess, testPortRange, type Child } from '../helpers/processes.js';
 
 const GiB = 1024 ** 3;
 const gib = (n: number) => `${(n / GiB).toFixed(n >= 10 * GiB ? 0 : 1)} GiB`;
@@ -63,5 +64,31 @@ describe('placement by resources', () => {
     const wide = await h.api.finished(res.body.deployment.id);
     expect(wide.status).toBe('failed');
     expect(wide.error).toBe(`place: host second-host cannot hold this spec: a service is limited to ${availableParallelism() + 1} CPUs, it has ${availableParallelism()}`);
+  });
+
+  it('a drained host takes no new env: new envs go to the next host, a request for it is refused, its own env redeploys there; undrained it takes envs again', async () => {
+    const cli = (args: string[]) => denvJson(h.cp, args);
+    const before = await deploy('stays', {});
+    expect(before.phases.find((p) => p.name === 'place')!.evidence).toMatchObject({ host: h.hostId });
+    expect(await cli(['hosts', 'drain', 'test-host'])).toMatchObject({ id: h.hostId, drained_at: expect.any(String), envs: 2 });
+    const listed = (await h.api.get('/v1/hosts')).body.items.find((x: { id: string }) => x.id === h.hostId);
+    expect(listed.drained_at).toEqual(expect.any(String));
+
+    const moved = await deploy('new-one', {});
+    expect(moved.status, moved.error ?? '').toBe('succeeded');
+    expect(moved.phases.find((p) => p.name === 'place')!.evidence).toEqual({ host: secondId, reason: 'first connected host in team', skipped: [{ host: h.hostId, name: 'test-host', why: 'drained: it takes no new env' }] });
+    const res = await h.api.post('/v1/projects/app/deploy', { compose: compose({}), env: 'asks-for-it', target: { host: 'test-host' } });
+    const refused = await h.api.finished(res.body.deployment.id);
+    expect(refused.error).toBe('place: host test-host is drained: it takes no new env (denv hosts undrain test-host)');
+    // The env already there redeploys there.
+    const again = await deploy('stays', { memory: '32m' });
+    expect(again.status, again.error ?? '').toBe('succeeded');
+    expect(again.phases.find((p) => p.name === 'place')!.evidence).toEqual({ host: h.hostId, reason: 'environment already on host' });
+
+    expect(await cli(['hosts', 'undrain', h.hostId])).toMatchObject({ drained_at: null });
+    const back = await deploy('after-undrain', {});
+    expect(back.phases.find((p) => p.name === 'place')!.evidence).toEqual({ host: h.hostId, reason: 'first connected host in team' });
+    const events = (await h.api.get(`/v1/events?subject=host:${h.hostId}`)).body.items.map((e: { type: string }) => e.type);
+    expect(events.filter((t: string) => t === 'host.drained' || t === 'host.undrained')).toEqual(['host.drained', 'host.undrained']);
   });
 });

@@ -77,3 +77,11 @@ export function startAgentProcess(o: { control: string; enrollmentKey?: string; 
   args.push('--allow-path', inject('testDataRoot'));
   return spawnDenv(args, o.env);
 }
+
+/** `denv <args> --url … --token … --json` against a control plane: fails the test unless it exits 0; its parsed output. */
+export async function denvJson(cp: { readonly url: string; readonly adminToken: string }, args: readonly string[], env: Record<string, string> = {}): Promise<any> {
+  const child = spawnDenv([...args, '--url', cp.url, '--token', cp.adminToken, '--json'], env);
+  const code = await new Promise<number | null>((resolve) => child.proc.once('close', resolve));
+  if (code !== 0) throw new Error(`denv ${args.join(' ')} exited with ${code}: ${child.output()}`);
+  return JSON.parse(child.output());
+}

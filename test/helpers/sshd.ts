@@ -2,6 +2,10 @@
  * A real OpenSSH server (Debian's openssh-server) for tests, on a loopback port with a config of
  * its own: one host key, one authorized key, key logins only. Git repositories below it are
  * reached as ssh://root@127.0.0.1:<port>/<path>. Missing sshd fails the test (never skips it).
+ *
+ * With `netns`, it runs inside that network namespace (one the test made, whose veth address
+ * reaches its 127.0.0.1: clouds/local/netns.ts), on port 22: a machine of its own, reached as
+ * root@<address>, with everything it starts inside the namespace too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,12 +31,13 @@ async function keypair(file: string): Promise<void> {
   await runOrThrow(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-C', 'denv-test', '-f', file]);
 }
 
-export async function startSshd(): Promise<Sshd> {
+export async function startSshd(o: { readonly netns?: { readonly ns: string; readonly address: string } } = {}): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'denv-sshd-'));
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // sshd's privilege-separation directory
   await keypair(join(dir, 'client'));
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client.pub')));
-  const port = await freeLoopbackPort();
+  const port = o.netns ? 22 : await freeLoopbackPort();
+  const reachedAt = o.netns?.address ?? '127.0.0.1';
   let proc: ChildProcess | null = null;
   let output = '';
   let knownHosts = '';
@@ -40,7 +45,7 @@ export async function startSshd(): Promise<Sshd> {
     rmSync(join(dir, 'host'), { force: true });
     rmSync(join(dir, 'host.pub'), { force: true });
     await keypair(join(dir, 'host'));
-    knownHosts = `[127.0.0.1]:${port} ${readFileSync(join(dir, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`;
+    knownHosts = `${port === 22 ? reachedAt : `[${reachedAt}]:${port}`} ${readFileSync(join(dir, 'host.pub'), 'utf8').split(' ').slice(0, 2).join(' ')}\n`;
     writeFileSync(
       join(dir, 'sshd_config'),
       [
@@ -50,7 +55,9 @@ export async function startSshd(): Promise<Sshd> {
       ].join('\n'),
     );
     output = '';
-    const p = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const sshd = ['/usr/sbin/sshd', '-D', '-e', '-f', join(dir, 'sshd_config')];
+    const argv = o.netns ? ['ip', 'netns', 'exec', o.netns.ns, ...sshd] : sshd;
+    const p = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     p.stdout?.on('data', (c: Buffer) => (output += c.toString()));
     p.stderr?.on('data', (c: Buffer) => (output += c.toString()));
     await waitUntilServing(p, {
@@ -59,7 +66,7 @@ export async function startSshd(): Promise<Sshd> {
       output: () => output,
       // Up once it sends its banner.
       probe: () => new Promise<boolean>((resolve) => {
-        const s = connect(port, '127.0.0.1');
+        const s = connect(port, reachedAt);
         s.once('data', (d) => { s.destroy(); resolve(d.toString().startsWith('SSH-')); });
         s.once('error', () => resolve(false));
       }),

@@ -8,26 +8,29 @@ import { listPage } from './paging.js';
 import { route } from './route.js';
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
-/** A cloud as the API shows it: its settings (no provider holds secrets yet) and how many machines it has now. */
+/** Settings that are secrets: stored, never shown again. */
+const SECRET_SETTINGS = ['private_key', 'token'];
+/** A cloud as the API shows it: its settings without secrets, and how many machines it has now. */
 const toCloud = (r: CloudRow & { machines?: string | number }) => ({
-  id: r.id, name: r.name, provider: r.provider, deprovision: r.deprovision, config: r.config, machines: Number(r.machines ?? 0), created_at: iso(r.created_at),
+  id: r.id, name: r.name, provider: r.provider, deprovision: r.deprovision,
+  config: Object.fromEntries(Object.entries(r.config).filter(([k]) => !SECRET_SETTINGS.includes(k))),
+  machines: Number(r.machines ?? 0), created_at: iso(r.created_at),
 });
 const CLOUD_COLUMNS = "id, team, name, provider, config, deprovision, created_at, (select count(*) from machines m where m.cloud = clouds.id and m.status <> 'destroyed') as machines";
 
 export const cloudRoutes = [
   route({
-    method: 'POST', url: '/v1/clouds', summary: 'Add a cloud: a way to get hosts (manual, or local: new agents on this machine in network namespaces of their own)', body: createCloudBody, status: 201, scope: 'admin',
+    method: 'POST', url: '/v1/clouds', summary: 'Add a cloud: a way to get hosts (manual; local: new agents on this machine in network namespaces of their own; ssh: machines of yours that denv installs its agent on)', body: createCloudBody, status: 201, scope: 'admin',
     async handler({ db }, { auth, body }) {
-      const config: Record<string, unknown> = {};
+      // Everything but the cloud's identity is its provider's settings.
+      const { name: _name, provider: _provider, deprovision: _deprovision, ...config } = body;
       if (body.provider === 'local' && body.subnet !== undefined) {
         try {
           namespacePlan('mch_0', 0, body.subnet);
         } catch (err) {
           throw new DenvError('BAD_REQUEST', `subnet: ${(err as Error).message}`);
         }
-        config.subnet = body.subnet;
       }
-      if (body.provider === 'local' && body.allow_paths) config.allow_paths = body.allow_paths;
       return db.tx(async (tx) => {
         const taken = await tx.query<{ id: string }>('select id from clouds where team = $1 and name = $2', [auth.team, body.name]);
         if (taken[0]) throw new DenvError('CONFLICT', `cloud "${body.name}" exists already`);

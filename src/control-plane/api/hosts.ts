@@ -1,5 +1,7 @@
 import { createEnrollmentKeyBody, listQuery, removeHostQuery } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
+import type { Db } from '../store/db.js';
+import { appendEvent } from '../store/events.js';
 import { markDeprovisioning, markRemoved } from '../store/host-removal.js';
 import { createEnrollmentKey } from '../auth/enrollment-keys.js';
 import { HOST_VIEW_COLUMNS, toHost, type HostRow } from '../store/rows.js';
@@ -13,6 +15,19 @@ const toEnrollmentKey = (r: EnrollmentKeyRow) => ({
   id: r.id, name: r.name, single_use: r.single_use, created_at: iso(r.created_at), expires_at: iso(r.expires_at), used_at: iso(r.used_at), revoked_at: iso(r.revoked_at),
   state: r.revoked_at ? 'revoked' : new Date(r.expires_at as string).getTime() <= Date.now() ? 'expired' : r.single_use && r.used_at ? 'used' : 'usable',
 });
+
+/** Drain or undrain host `idOrName` of `team` (by id or name); a `host.drained`/`host.undrained` event when it changes. */
+async function setDrained(db: Db, team: string, idOrName: string, drained: boolean, token: string) {
+  return db.tx(async (tx) => {
+    const rows = await tx.query<HostRow>(`select ${HOST_VIEW_COLUMNS} from hosts where team = $1 and (id = $2 or name = $2) and status <> 'removed' order by created_at limit 1 for update`, [team, idOrName]);
+    const h = rows[0];
+    if (!h) throw new DenvError('NOT_FOUND', `host "${idOrName}" not found`);
+    if (Boolean(h.drained_at) === drained) return toHost(h);
+    const after = (await tx.query<HostRow>(`update hosts set drained_at = ${drained ? 'now()' : 'null'} where id = $1 returning ${HOST_VIEW_COLUMNS}`, [h.id]))[0]!;
+    await appendEvent(tx, { team, subject: `host:${h.id}`, type: drained ? 'host.drained' : 'host.undrained', data: { name: h.name, token } });
+    return toHost(after);
+  });
+}
 
 export const hostRoutes = [
   route({
@@ -39,6 +54,18 @@ export const hostRoutes = [
       const rows = await db.query<EnrollmentKeyRow>('update enrollment_keys set revoked_at = coalesce(revoked_at, now()) where id = $1 and team = $2 returning *', [params.id, auth.team]);
       if (!rows[0]) throw new DenvError('NOT_FOUND', `enrollment key "${params.id}" not found`);
       return toEnrollmentKey(rows[0]);
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/hosts/:id/drain', summary: 'Drain a host: it takes no new env (deploys place new envs elsewhere or provision); the envs on it stay and redeploy there', scope: 'admin',
+    async handler({ db }, { auth, params }) {
+      return setDrained(db, auth.team, params.id!, true, auth.tokenId);
+    },
+  }),
+  route({
+    method: 'DELETE', url: '/v1/hosts/:id/drain', summary: 'Undrain a host: it takes new envs again', scope: 'admin',
+    async handler({ db }, { auth, params }) {
+      return setDrained(db, auth.team, params.id!, false, auth.tokenId);
     },
   }),
   route({

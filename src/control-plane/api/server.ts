@@ -21,6 +21,7 @@ import { eventRoutes } from './events.js';
 import { hostRoutes } from './hosts.js';
 import { cloudRoutes } from './clouds.js';
 import { registerGithubHook } from './github-hook.js';
+import { registerInstallDownload } from './install-download.js';
 import { openApiDocument } from './openapi.js';
 import { projectRoutes } from './projects.js';
 import { previewRoutes } from './previews.js';
@@ -66,6 +67,8 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
   app.get('/healthz', async () => ({ ok: true }));
   // Authenticated by its HMAC signature, not a token (github-hook.ts).
   await registerGithubHook(app, ctx);
+  // Authenticated by a machine's enrollment key, not a token (install-download.ts).
+  registerInstallDownload(app, ctx);
   const doc = openApiDocument(ROUTES, opts.version);
   app.get('/openapi.json', async () => doc);
 

@@ -18,7 +18,11 @@ import { appendEvent } from '../store/events.js';
 import { markDeprovisioning, markRemoved } from '../store/host-removal.js';
 import { serveControlSocket, type ControlSocket } from './control-socket.js';
 import { DEFAULT_LOCAL_SUBNET, localProvider } from './local/local-provider.js';
+import type { NamespacePlan } from './local/netns.js';
+import { hetznerProvider, type HetznerConfig } from './hetzner/hetzner-provider.js';
+import { PACKAGE_ROOT } from './installation.js';
 import { manualProvider, type CloudProvider } from './provider.js';
+import { sshProvider, type SshCloudConfig } from './ssh/ssh-provider.js';
 
 export interface CloudRow {
   id: string;
@@ -75,17 +79,59 @@ export class Clouds {
     return `${path.resolve(this.deps.dataDir)}-machines`;
   }
 
-  provider(cloud: Pick<CloudRow, 'provider' | 'config'>): CloudProvider {
+  provider(cloud: Pick<CloudRow, 'id' | 'provider' | 'config'>): CloudProvider {
     if (cloud.provider === 'local') {
       return localProvider({
         root: this.machinesRoot,
         subnet: typeof cloud.config.subnet === 'string' ? cloud.config.subnet : DEFAULT_LOCAL_SUBNET,
         allowPaths: Array.isArray(cloud.config.allow_paths) ? (cloud.config.allow_paths as string[]) : [],
         controlSocket: () => this.controlSocket(),
-        recordedIps: async () => new Set((await this.deps.db.query<{ ip: string }>("select ip from machines where ip is not null and status <> 'destroyed'")).map((r) => r.ip)),
+        reserveAddress: (machine, choose) => this.reserveAddress(machine, choose),
       });
     }
+    if (cloud.provider === 'ssh') {
+      return sshProvider({
+        config: cloud.config as unknown as SshCloudConfig,
+        root: PACKAGE_ROOT,
+        claim: (machine, targets) => this.claimTarget(cloud.id, machine, targets),
+        savePinned: (text) => this.savePinned(cloud.id, text),
+      });
+    }
+    if (cloud.provider === 'hetzner') return hetznerProvider(cloud.config as unknown as HetznerConfig);
     return manualProvider;
+  }
+
+  /** A local machine's address, chosen and recorded one provision at a time (a transaction-scoped advisory lock, whichever replica provisions). */
+  private reserveAddress(machine: string, choose: (held: ReadonlySet<string>) => Promise<NamespacePlan>): Promise<NamespacePlan> {
+    return this.deps.db.tx(async (tx) => {
+      await tx.query("select pg_advisory_xact_lock(hashtext('denv:local-machine-addresses'))");
+      const held = new Set((await tx.query<{ ip: string }>("select ip from machines where ip is not null and status <> 'destroyed' and id <> $1", [machine])).map((r) => r.ip));
+      const plan = await choose(held);
+      await tx.query('update machines set ip = $2 where id = $1', [machine, plan.ip]);
+      return plan;
+    });
+  }
+
+  /** Reserve for `machine` the first of `targets` no other live machine of the cloud holds (one at a time: the cloud's row is locked). */
+  private claimTarget(cloud: string, machine: string, targets: readonly string[]): Promise<string | null> {
+    return this.deps.db.tx(async (tx) => {
+      await tx.query('select id from clouds where id = $1 for update', [cloud]);
+      const held = new Set((await tx.query<{ ref: string }>("select ref from machines where cloud = $1 and id <> $2 and status <> 'destroyed' and ref is not null", [cloud, machine])).map((r) => r.ref));
+      const ref = targets.find((t) => !held.has(t)) ?? null;
+      if (ref) await tx.query('update machines set ref = $2 where id = $1', [machine, ref]);
+      return ref;
+    });
+  }
+
+  /** Keep host keys an ssh session pinned: added to the cloud's known_hosts (lines already there stay). */
+  private savePinned(cloud: string, text: string): Promise<void> {
+    return this.deps.db.tx(async (tx) => {
+      const rows = await tx.query<{ known: string | null }>("select config->>'known_hosts' as known from clouds where id = $1 for update", [cloud]);
+      if (!rows[0]) return;
+      const lines = (rows[0].known ?? '').split('\n').filter(Boolean);
+      for (const line of text.split('\n')) if (line && !lines.includes(line)) lines.push(line);
+      await tx.query("update clouds set config = jsonb_set(config, '{known_hosts}', to_jsonb($2::text)) where id = $1", [cloud, lines.map((l) => `${l}\n`).join('')]);
+    });
   }
 
   /** The control plane's socket file, served from the first call on (and at start when machines exist). */
@@ -171,7 +217,7 @@ export class Clouds {
       });
       if (!claimed) continue;
       try {
-        await this.provider({ provider: m.provider, config: m.config }).destroy({ ref: m.ref ?? '', detail: m.detail ?? {} });
+        await this.provider({ id: m.cloud, provider: m.provider, config: m.config }).destroy({ ref: m.ref ?? '', detail: m.detail ?? {} });
       } catch (err) {
         // Tried again on the next pass.
         await db.query("update machines set status = 'running' where id = $1", [m.id]);

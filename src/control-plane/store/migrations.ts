@@ -378,6 +378,14 @@ alter table enrollment_keys add column machine text references machines(id);
 alter table hosts add column machine text references machines(id);
 `,
   },
+  {
+    id: 14,
+    name: 'host-drain',
+    sql: `
+-- Issue 14: a drained host takes no new env (place skips it); the envs on it stay and redeploy there.
+alter table hosts add column drained_at timestamptz;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -53,12 +53,14 @@ export const toProject = (r: ProjectRow): Project => ({
   approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
 });
 
-export interface HostRow { id: string; team: string; name: string; kind: string; status: string; facts: HostFacts | null; last_heartbeat_at: unknown; created_at: unknown; cloud?: string | null }
-/** The hosts columns a listing reads, with the name of the cloud that made each (HOST_VIEW_COLUMNS' `cloud`). */
-export const HOST_VIEW_COLUMNS = 'id, team, name, kind, status, facts, last_heartbeat_at, created_at, (select c.name from machines m join clouds c on c.id = m.cloud where m.id = hosts.machine) as cloud';
+export interface HostRow { id: string; team: string; name: string; kind: string; status: string; facts: HostFacts | null; last_heartbeat_at: unknown; drained_at?: unknown; created_at: unknown; cloud?: string | null; envs?: string | number }
+/** The hosts columns a listing reads, with the name of the cloud that made each and how many live envs are placed on it. */
+export const HOST_VIEW_COLUMNS =
+  'id, team, name, kind, status, facts, last_heartbeat_at, drained_at, created_at, (select c.name from machines m join clouds c on c.id = m.cloud where m.id = hosts.machine) as cloud, ' +
+  "(select count(*) from envs e where e.host = hosts.id and e.status not in ('torn_down', 'separated')) as envs";
 export const toHost = (r: HostRow): Host => ({
   id: r.id, name: r.name, team: r.team, kind: r.kind as Host['kind'], cloud: r.cloud ?? null, status: r.status as HostStatus,
-  facts: r.facts, last_heartbeat_at: iso(r.last_heartbeat_at), created_at: isoReq(r.created_at),
+  facts: r.facts, last_heartbeat_at: iso(r.last_heartbeat_at), drained_at: iso(r.drained_at), envs: Number(r.envs ?? 0), created_at: isoReq(r.created_at),
 });
 
 export interface EventRow { id: number; subject: string; type: string; data: Record<string, unknown>; at: unknown }

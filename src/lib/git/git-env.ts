@@ -6,6 +6,7 @@
  * /proc): an HTTPS token as an `http.extraHeader` through GIT_CONFIG_COUNT/KEY/VALUE, an SSH key
  * as a 0600 file named to bin/denv-git-ssh, the program git runs as `ssh`.
  */
+import { sshClientOptions } from '../ssh/ssh-client.js';
 
 export interface GitEnvInput {
   /** A directory git may use as HOME (nothing of the user's is read). */
@@ -62,17 +63,9 @@ export function sshArgv(gitArgs: readonly string[], env: Readonly<Record<string,
   const key = env.DENV_GIT_SSH_KEY;
   const known = env.DENV_GIT_KNOWN_HOSTS;
   if (!key || !known) throw new Error('denv-git-ssh: DENV_GIT_SSH_KEY and DENV_GIT_KNOWN_HOSTS must be set (git runs it for denv)');
-  const pin = env.DENV_GIT_SSH_PIN === 'accept-new' ? 'accept-new' : 'yes';
   return [
     'ssh',
-    '-F', '/dev/null',
-    '-i', key,
-    '-o', 'IdentitiesOnly=yes',
-    '-o', 'BatchMode=yes',
-    '-o', `UserKnownHostsFile=${known}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', `StrictHostKeyChecking=${pin}`,
-    '-o', 'ConnectTimeout=20',
+    ...sshClientOptions({ keyFile: key, knownHostsFile: known, pinOnFirstUse: env.DENV_GIT_SSH_PIN === 'accept-new' }),
     ...gitArgs,
   ];
 }

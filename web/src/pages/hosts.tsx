@@ -1,7 +1,7 @@
-/** Hosts: status, last heartbeat, where each came from (sidecar or its cloud), its address, runtime facts. */
+/** Hosts: status (and drained), last heartbeat, where each came from (sidecar or its cloud), its address, its envs, resources and runtime facts. */
 import { get } from '../api.js';
 import { Badge, Empty, ErrorBox, Section, Table } from '../components/ui.js';
-import { ago } from '../format.js';
+import { ago, bytes } from '../format.js';
 import { useLoad, useNow } from '../hooks.js';
 import type { Host, Page } from '../types.js';
 
@@ -17,16 +17,19 @@ export function Hosts() {
         {data.data.items.length === 0 ? (
           <Empty>No host yet: start `denv agent --control URL --enrollment-key KEY` on a machine.</Empty>
         ) : (
-          <Table head={['name', 'status', 'last heartbeat', 'from', 'address', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
+          <Table head={['name', 'status', 'last heartbeat', 'from', 'address', 'envs', 'cpus / memory', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
             {data.data.items.map((h) => (
               <tr key={h.id} data-testid={`host-${h.name}`}>
                 <td>{h.name}</td>
                 <td>
                   <Badge status={h.status} />
+                  {h.drained_at ? <span class="small" data-testid={`host-${h.name}-drained`}> drained</span> : null}
                 </td>
                 <td>{ago(h.last_heartbeat_at, now)}</td>
                 <td>{h.kind === 'provider' ? `cloud ${h.cloud ?? '?'}` : 'sidecar'}</td>
                 <td class="mono">{h.facts?.address ?? '127.0.0.1'}</td>
+                <td>{h.envs}</td>
+                <td>{h.facts?.cpus ? `${h.facts.cpus} / ${bytes(h.facts.memory_bytes)}` : '—'}</td>
                 <td>{h.facts?.runtimes.join(', ') ?? '—'}</td>
                 <td>{h.facts?.dataset_driver ?? '—'}</td>
                 <td>{h.facts?.agent_version ?? '—'}</td>

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDetached } from '../../../lib/exec.js';
 import type { CloudProvider, MachineOrder, MadeMachine } from '../provider.js';
-import { addressesInUse, makeNamespace, namespacePlan, removeNamespace } from './netns.js';
+import { addressesInUse, makeNamespace, namespacePlan, removeNamespace, type NamespacePlan } from './netns.js';
 
 /** `bin/denv` of this installation (dist/control-plane/clouds/local/ → the package root). */
 const DENV_BIN = fileURLToPath(new URL('../../../../bin/denv', import.meta.url));
@@ -26,18 +26,23 @@ export interface LocalProviderDeps {
   readonly allowPaths: readonly string[];
   /** The control plane's socket file (made on first use). */
   readonly controlSocket: () => Promise<string>;
-  /** Addresses of machines already recorded (any team's, any local cloud's): not handed out again. */
-  readonly recordedIps: () => Promise<Set<string>>;
+  /** Run `choose` with the addresses machines already hold (any team's, any local cloud's), one
+   *  provision at a time, and record the address of the plan it returns for `machine`: two machines
+   *  made at once never get one address. */
+  readonly reserveAddress: (machine: string, choose: (held: ReadonlySet<string>) => Promise<NamespacePlan>) => Promise<NamespacePlan>;
 }
 
 export function localProvider(deps: LocalProviderDeps): CloudProvider {
   return {
     canProvision: true,
     async create(order: MachineOrder): Promise<MadeMachine> {
-      const taken = new Set([...(await deps.recordedIps()), ...(await addressesInUse())]);
-      // The first /30 of the subnet with neither end taken (namespacePlan throws once none is left).
-      let plan = namespacePlan(order.machine, 0, deps.subnet);
-      for (let index = 1; taken.has(plan.ip) || taken.has(plan.hostIp); index++) plan = namespacePlan(order.machine, index, deps.subnet);
+      const plan = await deps.reserveAddress(order.machine, async (held) => {
+        const taken = new Set([...held, ...(await addressesInUse())]);
+        // The first /30 of the subnet with neither end taken (namespacePlan throws once none is left).
+        let first = namespacePlan(order.machine, 0, deps.subnet);
+        for (let index = 1; taken.has(first.ip) || taken.has(first.hostIp); index++) first = namespacePlan(order.machine, index, deps.subnet);
+        return first;
+      });
       const dir = path.join(deps.root, order.machine);
       // A crash part-way through an earlier call for this machine: start again from nothing.
       await removeNamespace(plan.ns);

@@ -7,13 +7,19 @@ interface Candidate {
   readonly id: string;
   readonly name: string;
   readonly facts: HostFacts | null;
+  readonly drained: boolean;
 }
 
-/** Choose the host (seed 000): the env's own host; else the requested one; else, when a cloud is
- *  requested, none (`target <cloud>`: provision makes one there); else the first connected host
- *  of the team (sidecars before provider hosts, oldest first) that can hold the spec's resource
- *  limits (host-fit.ts; the evidence's `skipped` names the others and why); else none (provision
- *  decides). Connected hosts that all refuse the spec fail the phase, naming each one's reason. */
+/** Why a drained host is skipped (`denv hosts drain`). */
+export const DRAINED = 'drained: it takes no new env';
+
+/** Choose the host (seed 000): the env's own host (drained or not: its envs stay and redeploy
+ *  there); else the requested one; else, when a cloud is requested, none (`target <cloud>`:
+ *  provision makes one there); else the first connected host of the team (sidecars before provider
+ *  hosts, oldest first) that is not drained and can hold the spec's resource limits (host-fit.ts;
+ *  the evidence's `skipped` names the others and why); else none (provision decides). When a
+ *  connected host refuses the spec and none takes it, the phase fails naming each one's reason;
+ *  drained hosts alone never fail it (provision may still make a host). */
 export const place: PhaseDef = {
   name: 'place',
   async run(ctx) {
@@ -22,7 +28,7 @@ export const place: PhaseDef = {
     const env = await ctx.env();
     const needs = specNeeds(spec);
     const candidates = async (where: string, params: unknown[]) =>
-      ctx.db.query<Candidate>(`select id, name, facts from hosts where team = $1 and ${where}`, [ctx.deployment.team, ...params]);
+      ctx.db.query<Candidate>(`select id, name, facts, drained_at is not null as drained from hosts where team = $1 and ${where}`, [ctx.deployment.team, ...params]);
     let host: string | null = null;
     let reason: string;
     const skipped: { host: string; name: string; why: string }[] = [];
@@ -32,6 +38,7 @@ export const place: PhaseDef = {
     } else if (target?.host) {
       const found = (await candidates("(id = $2 or name = $2) and status <> 'removed'", [target.host]))[0];
       if (!found) throw new PhaseFailed(`no host "${target.host}" in this team`, { host: null, reason: 'requested host not found' });
+      if (found.drained) throw new PhaseFailed(`host ${found.name} is drained: it takes no new env (denv hosts undrain ${found.name})`, { host: null, reason: 'requested host is drained', skipped: [{ host: found.id, name: found.name, why: DRAINED }] });
       const why = whyNotFit(needs, found.facts);
       if (why) throw new PhaseFailed(`host ${found.name} cannot hold this spec: ${why}`, { host: null, reason: 'requested host cannot hold the spec', skipped: [{ host: found.id, name: found.name, why }] });
       host = found.id;
@@ -43,14 +50,14 @@ export const place: PhaseDef = {
       const rows = new Map((await candidates('id = any($2)', [connected])).map((c) => [c.id, c]));
       for (const id of connected) {
         const c = rows.get(id);
-        const why = c ? whyNotFit(needs, c.facts) : 'gone';
+        const why = !c ? 'gone' : c.drained ? DRAINED : whyNotFit(needs, c.facts);
         if (!why) {
           host = id;
           break;
         }
         skipped.push({ host: id, name: c?.name ?? id, why });
       }
-      if (!host && skipped.length > 0) {
+      if (!host && skipped.some((s) => s.why !== DRAINED)) {
         throw new PhaseFailed(`no connected host can hold this spec: ${skipped.map((s) => `${s.name}: ${s.why}`).join('; ')}`, { host: null, reason: 'no connected host can hold the spec', skipped });
       }
       reason = host ? 'first connected host in team' : 'no connected host; provisioning';
