@@ -57,6 +57,8 @@ export interface AgentOptions {
   workloads?: string;
   /** Host paths process services may use as working_dir, added to the config's `allow.paths` (`denv dev` allows its own directory). */
   allowPaths?: readonly string[];
+  /** false: no docker runtime even where an engine answers (a local cloud's machine: the engine is shared and publishes on this machine's loopback, not the machine's address). */
+  docker?: boolean;
 }
 
 export interface AgentHandle {
@@ -130,8 +132,9 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets')), log);
     log(`datasets: ${datasets.kind} driver`);
     const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
-    const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name, allow: { ...config.allow, paths: allowPaths } }, ports, log });
-    log(`image services: ${pipeline.docker ? `docker engine ${pipeline.docker.engineVersion}` : 'no docker runtime (the engine does not answer)'}; ${config.trustedKeys.length} trusted key(s)`);
+    const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name, allow: { ...config.allow, paths: allowPaths } }, ports, log, ...(opts.docker === false ? { docker: null } : {}) });
+    const noDocker = opts.docker === false ? 'no docker runtime (--no-docker)' : 'no docker runtime (the engine does not answer)';
+    log(`image services: ${pipeline.docker ? `docker engine ${pipeline.docker.engineVersion}` : noDocker}; ${config.trustedKeys.length} trusted key(s)`);
     if (config.listen) {
       server = await startStandaloneServer(pipeline, config.listen).catch((err: unknown) => {
         rejectStandalone(new Error(`cannot listen on ${config.listen!.host}:${config.listen!.port}: ${messageOf(err)}`));

@@ -6,7 +6,7 @@
  * (CI runs as root); namespaces are made by the product, and removed by this file if a failure
  * left one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import { removeNamespace, namespaceExists } from '../../src/control-plane/clouds/local/netns.js';
 import { NO_HOST_MESSAGE } from '../../src/control-plane/clouds/clouds.js';
 import type { Deployment } from '../../src/contracts/domain.js';
+import { run } from '../../src/lib/exec.js';
 import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
 import { denvJson } from '../helpers/processes.js';
@@ -102,6 +103,8 @@ describe('clouds', () => {
     // The new host: a provider host named after its machine, reporting its own address.
     const host = (await api.get('/v1/hosts')).body.items.find((x: { id: string }) => x.id === hostId);
     expect(host).toMatchObject({ name: 'here-1', kind: 'provider', cloud: 'here', status: 'connected', facts: { address: ip } });
+    // No image services there: Docker's engine is this machine's (its agent runs with --no-docker).
+    expect(host.facts.runtimes).toEqual(['process']);
     const env = (await api.get(`/v1/envs/${dep.env}`)).body;
     expect(env).toMatchObject({ status: 'running', host: hostId });
     expect(env.endpoints[0].url).toMatch(new RegExp(`^http://${ip.replace(/\./g, '\\.')}:\\d+$`));
@@ -128,5 +131,46 @@ describe('clouds', () => {
     expect(existsSync(machineDir)).toBe(false);
     expect((await denvJson(cp, ['cloud', 'rm', 'here'])).name).toBe('here');
     expect((await api.get('/v1/clouds')).body.items.map((c: { name: string }) => c.name)).toEqual(['rack']);
+  });
+});
+
+describe('a local machine whose agent ends before it joins', () => {
+  let cp: ControlPlane;
+  let api: Api;
+  let ns: string | null = null;
+  beforeAll(async () => {
+    // No agent is admitted: the machine's agent keeps knocking and never joins.
+    cp = await startControlPlane({ port: 0, dataDir: join(freshDataDir(), 'cp'), ...FAST_TIMINGS, joinTimeoutMs: 300_000, agentAdmission: { maxUnauthenticated: 0 }, log: () => {} });
+    api = new Api(cp.url, cp.adminToken);
+    expect((await api.post('/v1/projects', { name: 'hello' })).status).toBe(201);
+    expect((await api.post('/v1/clouds', { name: 'here', provider: 'local', subnet: '10.231.206.0/24', allow_paths: [HELLO] })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await cp?.close();
+    if (ns) await removeNamespace(ns);
+  });
+
+  it('fails join at once, saying how the agent ended, instead of waiting out the 6 minutes', async () => {
+    const res = await api.post('/v1/projects/hello/deploy', { compose: HELLO_COMPOSE, env: 'orphan' });
+    const id = res.body.deployment.id;
+    // Once the machine is made, its agent (the namespace's only process) is killed.
+    const provisioned = await waitFor(async () => {
+      const dep: Deployment = (await api.get(`/v1/deployments/${id}`)).body;
+      const p = dep.phases.find((x) => x.name === 'provision');
+      return p?.status === 'ok' ? (p.evidence as { ref: string }) : undefined;
+    }, 60_000, 'provision to finish');
+    ns = provisioned.ref;
+    const pids = (await run(['ip', 'netns', 'pids', ns])).stdout.split('\n').filter(Boolean).map(Number);
+    expect(pids.length).toBe(1);
+    // Its stdout is its agent.log: killed once it has said where it connects.
+    await waitFor(() => readFileSync(`/proc/${pids[0]}/fd/1`, 'utf8').includes('connecting to unix:'), 30_000, 'the agent to start');
+    const killedAt = Date.now();
+    process.kill(pids[0]!, 'SIGKILL');
+    const dep = await api.finished(id, 60_000);
+    expect(dep.status).toBe('failed');
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+    const join = dep.phases.find((x) => x.name === 'join')!;
+    expect(join).toMatchObject({ status: 'failed', evidence: { host: null, joined_in_ms: null } });
+    expect(dep.error).toMatch(/^join: the provisioned machine's agent cannot join: its agent was killed by SIGKILL; agent\.log ends: .*connecting to unix:.*/);
   });
 });

@@ -20,6 +20,7 @@ interface AgentOptions {
   readonly workloads?: string;
   readonly allowPath?: string[];
   readonly address?: string;
+  readonly docker?: boolean;
 }
 
 /** `--control`: an http(s) URL, or `unix:/abs/path.sock` (a control plane's socket file, as a `local` cloud gives its agents). */
@@ -50,6 +51,7 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--datasets <dir>', 'dataset root (default <workloads>/datasets); on btrfs, snapshots and forks are O(1) subvolume snapshots').env('DENV_AGENT_DATASETS'))
     .addOption(new Option('--workloads <dir>', "root of the services' files: env work dirs, verify copies (default <data-dir>-workloads); must be reachable by other users").env('DENV_AGENT_WORKLOADS'))
     .option('--allow-path <dir>', 'a host path process services may use as working_dir (repeatable; adds to the config\'s allow.paths)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--no-docker', 'no image services here, even where a Docker engine answers (a local cloud\'s machines)')
     .addOption(new Option('--ports <min-max>', 'host ports handed to services; agents sharing a machine need disjoint ranges (default 20000-29999)').argParser(parsePortRange).env('DENV_AGENT_PORTS'))
     .addHelpText(
       'after',
@@ -75,7 +77,7 @@ export function registerAgent(program: Command): void {
         if (!opts.control && !config?.listen) throw new CliError('USAGE', 'nothing to do: pass --control <url>, or --config with a `listen` address (standalone mode)');
         if (opts.control) say(`connecting to ${opts.control}…`);
         const datasets = opts.datasets ? path.resolve(opts.datasets) : (config?.datasets ?? undefined);
-        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, address: opts.address, datasets, workloads: opts.workloads, allowPaths: opts.allowPath, log: say });
+        const agent = startAgent({ control: opts.control, config, enrollmentKey: opts.enrollmentKey, dataDir, name: opts.name, ports: opts.ports, address: opts.address, datasets, workloads: opts.workloads, allowPaths: opts.allowPath, docker: opts.docker, log: say });
         try {
           // A refused enrollment (hostId rejects) or a listener that cannot bind ends the command with that error.
           const listening = agent.standalone.then(() => undefined);

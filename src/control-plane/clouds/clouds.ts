@@ -62,6 +62,8 @@ export interface Provisioned {
 
 export class Clouds {
   private socket: Promise<ControlSocket> | null = null;
+  /** Machines this process made whose agent it can see end (MadeMachine.ended), until they join. */
+  private readonly ends = new Map<string, Promise<string>>();
 
   constructor(
     private readonly deps: {
@@ -134,6 +136,17 @@ export class Clouds {
     });
   }
 
+  /** Resolves with why `machine`'s agent ended, when this process can see it end (a local machine it
+   *  made); null when it cannot. `join` races it against the agent's connection. */
+  machineEnded(machine: string): Promise<string> | null {
+    return this.ends.get(machine) ?? null;
+  }
+
+  /** `machine` joined (or its deployment gave up on it): stop watching for its end. */
+  forgetEnd(machine: string): void {
+    this.ends.delete(machine);
+  }
+
   /** The control plane's socket file, served from the first call on (and at start when machines exist). */
   controlSocket(): Promise<string> {
     this.socket ??= serveControlSocket(this.deps.http(), path.join(this.machinesRoot, 'control.sock'));
@@ -180,6 +193,7 @@ export class Clouds {
       await db.query("update machines set status = 'destroyed', destroyed_at = now() where id = $1", [machine.id]);
       throw new DenvError('CONFLICT', `cloud ${cloud.name} (${cloud.provider}) could not make a machine: ${messageOf(err)}`);
     }
+    if (made.ended) this.ends.set(machine.id, made.ended);
     const rows = await db.query<MachineRow>("update machines set status = 'running', ref = $2, ip = $3, detail = $4 where id = $1 returning *", [machine.id, made.ref, made.ip, JSON.stringify(made.detail)]);
     const out = provisioned(cloud, rows[0]!);
     await appendEvent(db, { team, subject: `dep:${deployment}`, type: 'host.provisioned', data: { ...out } });

@@ -16,6 +16,10 @@ export interface MadeMachine {
   readonly ref: string;
   readonly ip: string;
   readonly detail: Readonly<Record<string, unknown>>;
+  /** Where this process can see the machine's agent end (a `local` machine's process): resolves,
+   *  never rejects, with why it ended; `join` then fails at once instead of waiting out its timeout.
+   *  Not recorded: after a control-plane restart only the timeout is left. */
+  readonly ended?: Promise<string>;
 }
 
 export interface CloudProvider {

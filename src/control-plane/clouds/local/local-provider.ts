@@ -6,7 +6,7 @@
  * new address of this machine. The agent runs detached: it outlives a control-plane restart and
  * reconnects, like an agent on another machine.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDetached } from '../../../lib/exec.js';
@@ -32,6 +32,12 @@ export interface LocalProviderDeps {
   readonly reserveAddress: (machine: string, choose: (held: ReadonlySet<string>) => Promise<NamespacePlan>) => Promise<NamespacePlan>;
 }
 
+/** The last lines of a log file, on one line (at most 400 characters). */
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text.trim().split('\n').slice(-3).join(' | ').slice(-400);
+}
+
 export function localProvider(deps: LocalProviderDeps): CloudProvider {
   return {
     canProvision: true,
@@ -54,6 +60,8 @@ export function localProvider(deps: LocalProviderDeps): CloudProvider {
         'ip', 'netns', 'exec', plan.ns, process.execPath, DENV_BIN, 'agent',
         '--control', `unix:${socket}`, '--data-dir', path.join(dir, 'agent'), '--workloads', path.join(dir, 'workloads'),
         '--name', order.name, '--address', plan.ip,
+        // Docker's engine is this machine's: it would publish on this machine's loopback, not the machine's address.
+        '--no-docker',
         ...deps.allowPaths.flatMap((p) => ['--allow-path', p]),
       ];
       // The key goes in the environment, not argv (readable by every local user through ps).
@@ -62,7 +70,11 @@ export function localProvider(deps: LocalProviderDeps): CloudProvider {
         await removeNamespace(plan.ns);
         throw new Error(`cannot start the machine's agent: ${started.message}`);
       }
-      return { ref: plan.ns, ip: plan.ip, detail: { ns: plan.ns, host_if: plan.hostIf, host_ip: plan.hostIp, dir, pid: started.pid, log: path.join(dir, 'agent.log') } };
+      const log = path.join(dir, 'agent.log');
+      const ended = new Promise<string>((resolve) => {
+        started.child.once('exit', (code, signal) => void logTail(log).then((tail) => resolve(`its agent ${signal ? `was killed by ${signal}` : `exited with code ${code}`}${tail ? `; agent.log ends: ${tail}` : ''}`)));
+      });
+      return { ref: plan.ns, ip: plan.ip, detail: { ns: plan.ns, host_if: plan.hostIf, host_ip: plan.hostIp, dir, pid: started.pid, log }, ended };
     },
     async destroy(machine) {
       await removeNamespace(machine.ref);
