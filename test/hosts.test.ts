@@ -81,7 +81,7 @@ describe('hosts', () => {
     }
   });
 
-  it('drains a host: refused while envs are placed there, then removed with its credential revoked and its socket closed', async () => {
+  it('removes a host: refused while envs are placed there, then removed with its credential revoked and its socket closed', async () => {
     const key = (await h.api.post('/v1/enrollment-keys', {})).body.key;
     const victimDir = join(freshDataDir(), 'v');
     const victim = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: victimDir, name: 'victim' });

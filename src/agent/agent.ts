@@ -21,7 +21,7 @@ import { createDispatcher, type Dispatcher } from './commands/dispatch.js';
 import { recoverInterrupted } from './commands/interrupted.js';
 import type { AgentContext } from './context.js';
 import { openDatasetDriver } from './datasets/open-driver.js';
-import { hostFacts } from './facts.js';
+import { diskOf, hostFacts } from './facts.js';
 import { AgentLink } from './link/link.js';
 import { agentSocketUrl } from './link/socket-url.js';
 import { KeyedMutex } from '../lib/mutex.js';
@@ -129,7 +129,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const allowPaths = [...config.allow.paths, ...(opts.allowPaths ?? []).map((p) => path.resolve(p))];
     const identities = new ServiceIdentities(dataDir, { processRuntime: config.processRuntime, runAsRoot: config.runAsRoot, allowPaths, publishedPorts: config.allow.publishedPorts });
     log(`process services: ${config.processRuntime === 'disabled' ? 'disabled' : identities.switchUsers ? 'each as a user of its own' : `as this agent's user (uid ${process.getuid?.()})`}; workloads in ${workloads}`);
-    const datasets = await openDatasetDriver(path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets')), log);
+    const datasetsRoot = path.resolve(opts.datasets ?? config.datasets ?? (await legacyDatasets(dataDir)) ?? path.join(workloads, 'datasets'));
+    const datasets = await openDatasetDriver(datasetsRoot, log);
     log(`datasets: ${datasets.kind} driver`);
     const ports = new PortRegistry(dataDir, opts.ports ?? DEFAULT_PORT_RANGE);
     const pipeline = await openPipelineHost({ dataDir, config: { ...config, name: opts.name ?? config.name, allow: { ...config.allow, paths: allowPaths } }, ports, log, ...(opts.docker === false ? { docker: null } : {}) });
@@ -173,7 +174,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       dataDir,
       name: opts.name ?? config.name,
       enrollmentKey: opts.enrollmentKey,
-      facts: hostFacts(datasets.kind, pipeline.docker !== null, pipeline.edge.publicIp, opts.address),
+      facts: hostFacts(datasets.kind, pipeline.docker !== null, pipeline.edge.publicIp, opts.address, datasetsRoot),
+      heartbeat: () => ({ disk_free_bytes: diskOf(datasetsRoot).disk_free_bytes }),
       log,
       onWelcome: (id, welcome) => {
         resolveHostId(id);

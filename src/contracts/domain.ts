@@ -154,6 +154,9 @@ export interface HostFacts {
   /** The machine's CPUs and memory (bytes), for placement; absent from agents before issue 14. */
   readonly cpus?: number;
   readonly memory_bytes?: number;
+  /** The disk that holds the agent's datasets: its size and what is free (refreshed by heartbeats). */
+  readonly disk_bytes?: number;
+  readonly disk_free_bytes?: number;
 }
 
 export interface Host {

@@ -35,6 +35,9 @@ const hostFacts = z.looseObject({
   address: z.string().max(64).optional(),
   cpus: z.number().int().min(1).max(100_000).optional(),
   memory_bytes: z.number().int().min(0).optional(),
+  /** The disk that holds the agent's datasets: its size and what is free (free is refreshed by each heartbeat). */
+  disk_bytes: z.number().int().min(0).optional(),
+  disk_free_bytes: z.number().int().min(0).optional(),
 });
 
 /** A live output message carries at most this many lines, each cut to this many characters. */
@@ -53,7 +56,8 @@ export const agentMessage = z.discriminatedUnion('type', [
     host_id: z.string().optional(),
     credential: z.string().optional(),
   }),
-  z.object({ type: z.literal('heartbeat') }),
+  /** `disk_free_bytes`: the datasets' disk now (placement reads it). */
+  z.object({ type: z.literal('heartbeat'), disk_free_bytes: z.number().int().min(0).optional() }),
   z.object({
     type: z.literal('live_status'),
     env: z.string(),

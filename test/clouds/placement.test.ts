@@ -2,8 +2,11 @@
  * Placement that sees resources (issue 14): agents report their CPUs and memory, and `place` skips
  * a host that cannot hold the spec's resource limits, naming it and why; when every connected host
  * refuses, the deploy fails there, naming each one. A drained host takes no new env, and its own
- * envs stay. Two real agent processes.
+ * envs stay; so does one whose datasets disk is nearly full. Real agent processes (a third on a
+ * 64 MiB tmpfs: needs root, as CI runs).
  */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { totalmem, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,5 +93,27 @@ describe('placement by resources', () => {
     expect(back.phases.find((p) => p.name === 'place')!.evidence).toEqual({ host: h.hostId, reason: 'first connected host in team' });
     const events = (await h.api.get(`/v1/events?subject=host:${h.hostId}`)).body.items.map((e: { type: string }) => e.type);
     expect(events.filter((t: string) => t === 'host.drained' || t === 'host.undrained')).toEqual(['host.drained', 'host.undrained']);
+  });
+
+  it('a host whose datasets disk has less than 512 MiB free takes no new env; heartbeats keep its free disk current', async () => {
+    const small = join(h.dataDir, 'small-disk');
+    mkdirSync(small, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', small]);
+    const key = (await h.api.post('/v1/enrollment-keys', {})).body.key;
+    const third = startAgentProcess({ control: h.cp.url, enrollmentKey: key, dataDir: join(h.dataDir, 'third'), name: 'small-disk', ports: testPortRange(), datasets: small });
+    try {
+      const hostOf = async () => (await h.api.get('/v1/hosts')).body.items.find((x: { name: string; status: string }) => x.name === 'small-disk' && x.status === 'connected');
+      const host = await waitFor(hostOf, 30_000, 'the small-disk agent');
+      expect(host.facts).toMatchObject({ disk_bytes: 64 * 1024 ** 2, disk_free_bytes: expect.any(Number) });
+      const res = await h.api.post('/v1/projects/app/deploy', { compose: compose({}), env: 'no-room', target: { host: 'small-disk' } });
+      const refused = await h.api.finished(res.body.deployment.id);
+      expect(refused.error).toMatch(/^place: host small-disk cannot hold this spec: has (6[0-4]) MiB of disk free for datasets, a new env needs 512 MiB$/);
+      // 16 MiB written there: the next heartbeats say so.
+      writeFileSync(join(small, 'filler'), Buffer.alloc(16 * 1024 ** 2));
+      await waitFor(async () => (await hostOf())?.facts.disk_free_bytes <= host.facts.disk_free_bytes - 16 * 1024 ** 2, 30_000, 'a heartbeat with less free disk');
+    } finally {
+      await third.kill('SIGTERM');
+      execFileSync('umount', ['-l', small]);
+    }
   });
 });

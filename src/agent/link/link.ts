@@ -39,6 +39,8 @@ export interface LinkOptions {
   readonly onAck?: (id: string) => void;
   /** Every heartbeat while welcomed. */
   readonly onHeartbeat?: () => void;
+  /** What each heartbeat says besides itself (the datasets' free disk). */
+  readonly heartbeat?: () => { readonly disk_free_bytes?: number };
   readonly backoff?: BackoffPolicy;
   /** The control plane said this host was removed (`refused` HOST_REMOVED): the link has stopped. */
   readonly onRemoved?: (message: string) => void;
@@ -208,7 +210,7 @@ export class AgentLink {
         ws.terminate();
         return;
       }
-      this.send({ type: 'heartbeat' });
+      this.send({ type: 'heartbeat', ...this.opts.heartbeat?.() });
       if (ws.readyState === WebSocket.OPEN) ws.ping();
       this.opts.onHeartbeat?.();
     }, period);

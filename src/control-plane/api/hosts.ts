@@ -69,7 +69,7 @@ export const hostRoutes = [
     },
   }),
   route({
-    method: 'DELETE', url: '/v1/hosts/:id', summary: 'Drain and remove a host: its credential is revoked, its live socket closed, and its agent told to stop (refused while envs are placed there, unless force=true)', query: removeHostQuery, scope: 'admin',
+    method: 'DELETE', url: '/v1/hosts/:id', summary: 'Remove a host: its credential is revoked, its live socket closed, and its agent told to stop (refused while envs are placed there, unless force=true)', query: removeHostQuery, scope: 'admin',
     async handler({ db, agents }, { auth, params, query }) {
       const host = await db.tx(async (tx) => {
         const rows = await tx.query<HostRow>('select * from hosts where team = $1 and id = $2 for update', [auth.team, params.id]);

@@ -273,7 +273,7 @@ export class AgentGateway {
           return;
         }
         if (!hostId) return; // nothing before hello
-        if (msg.type === 'heartbeat') await this.heartbeat(hostId);
+        if (msg.type === 'heartbeat') await this.heartbeat(hostId, undefined, msg.disk_free_bytes);
         else if (msg.type === 'result') {
           await this.result(hostId, msg);
           send({ type: 'ack', id: msg.id });
@@ -375,13 +375,15 @@ export class AgentGateway {
     });
   }
 
-  /** A heartbeat (or a hello) makes the host `connected`; a change of status is an event. */
-  private async heartbeat(hostId: string, facts?: unknown): Promise<void> {
+  /** A heartbeat (or a hello) makes the host `connected`; a change of status is an event. A hello
+   *  brings all its facts, a heartbeat the datasets' free disk. */
+  private async heartbeat(hostId: string, facts?: unknown, diskFree?: number): Promise<void> {
     const rows = await this.opts.db.query<{ team: string; previous: string }>(
       `with prev as (select status from hosts where id = $1)
-       update hosts set last_heartbeat_at = now(), status = 'connected', facts = coalesce($2, facts)
+       update hosts set last_heartbeat_at = now(), status = 'connected',
+         facts = case when $3::bigint is null then coalesce($2::jsonb, facts) else jsonb_set(coalesce($2::jsonb, facts, '{}'::jsonb), '{disk_free_bytes}', to_jsonb($3::bigint)) end
        where id = $1 and status <> 'removed' returning team, (select status from prev) as previous`,
-      [hostId, facts === undefined ? null : JSON.stringify(facts)],
+      [hostId, facts === undefined ? null : JSON.stringify(facts), diskFree ?? null],
     );
     const row = rows[0];
     if (row && row.previous !== 'connected') {

@@ -17,7 +17,7 @@ export function Hosts() {
         {data.data.items.length === 0 ? (
           <Empty>No host yet: start `denv agent --control URL --enrollment-key KEY` on a machine.</Empty>
         ) : (
-          <Table head={['name', 'status', 'last heartbeat', 'from', 'address', 'envs', 'cpus / memory', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
+          <Table head={['name', 'status', 'last heartbeat', 'from', 'address', 'envs', 'cpus / memory / disk free', 'runtimes', 'datasets', 'agent', 'platform', 'id']} testid="hosts-table">
             {data.data.items.map((h) => (
               <tr key={h.id} data-testid={`host-${h.name}`}>
                 <td>{h.name}</td>
@@ -29,7 +29,7 @@ export function Hosts() {
                 <td>{h.kind === 'provider' ? `cloud ${h.cloud ?? '?'}` : 'sidecar'}</td>
                 <td class="mono">{h.facts?.address ?? '127.0.0.1'}</td>
                 <td>{h.envs}</td>
-                <td>{h.facts?.cpus ? `${h.facts.cpus} / ${bytes(h.facts.memory_bytes)}` : '—'}</td>
+                <td>{h.facts?.cpus ? `${h.facts.cpus} / ${bytes(h.facts.memory_bytes)} / ${h.facts.disk_free_bytes !== undefined ? bytes(h.facts.disk_free_bytes) : '—'}` : '—'}</td>
                 <td>{h.facts?.runtimes.join(', ') ?? '—'}</td>
                 <td>{h.facts?.dataset_driver ?? '—'}</td>
                 <td>{h.facts?.agent_version ?? '—'}</td>
