@@ -3,7 +3,7 @@
  * way Node resolves them; no dev tools), on the real package and on a small package tree made for
  * the test, and the tar argv on its exact output — run for real, unpacked as an ssh cloud does.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -133,14 +133,25 @@ describe('installationPaths of a package tree', () => {
     expect(existsSync(path.join(dest, 'app/node_modules/c'))).toBe(false);
     expect(existsSync(path.join(dest, 'bin'))).toBe(false);
   });
+
+  it('leaves out what nothing runs: source maps, type declarations, Markdown', async () => {
+    const root = tree('slim');
+    for (const f of ['index.js.map', 'index.d.ts', 'index.d.mts', 'index.d.cts', 'README.md']) write(root, `node_modules/a/${f}`, 'x');
+    const dest = path.join(base, 'slim-machine');
+    mkdirSync(dest);
+    await runPipedOrThrow(installationTarArgv(root, installationPaths(root)), unpackArgv(dest), { producerCwd: root, timeoutMs: 60_000 });
+    expect(readdirSync(path.join(dest, 'node_modules/a')).sort()).toEqual(readdirSync(path.join(root, 'node_modules/a')).filter((f) => !/\.(map|d\.[mc]?ts|md)$/.test(f)).sort());
+    expect(existsSync(path.join(dest, 'node_modules/a/package.json'))).toBe(true);
+  });
 });
 
 describe('installationTarArgv', () => {
+  const EXCLUDES = ['--exclude=*.map', '--exclude=*.d.ts', '--exclude=*.d.mts', '--exclude=*.d.cts', '--exclude=*.md'];
   it('writes the paths from the root to stdout', () => {
-    expect(installationTarArgv('/srv/denv', ['bin', 'dist', 'package.json', 'node_modules/ws'])).toEqual(['tar', '-c', '-f', '-', '-C', '/srv/denv', '--', 'bin', 'dist', 'package.json', 'node_modules/ws']);
+    expect(installationTarArgv('/srv/denv', ['bin', 'dist', 'package.json', 'node_modules/ws'])).toEqual(['tar', '-c', '-f', '-', '-C', '/srv/denv', ...EXCLUDES, '--', 'bin', 'dist', 'package.json', 'node_modules/ws']);
   });
 
   it('puts each path under the prefix, leaving symlink targets as they are', () => {
-    expect(installationTarArgv('/srv/denv', ['bin', 'dist'], 'app/')).toEqual(['tar', '-c', '-f', '-', '-C', '/srv/denv', '--transform', 's,^,app/,S', '--', 'bin', 'dist']);
+    expect(installationTarArgv('/srv/denv', ['bin', 'dist'], 'app/')).toEqual(['tar', '-c', '-f', '-', '-C', '/srv/denv', ...EXCLUDES, '--transform', 's,^,app/,S', '--', 'bin', 'dist']);
   });
 });
