@@ -7,6 +7,7 @@ import { messageOf } from '../contracts/errors.js';
 import { VERSION } from '../lib/version.js';
 import { ensureAdminToken } from './admin-token.js';
 import { createEnrollmentKey } from './auth/enrollment-keys.js';
+import { TokenCache } from './api/token-cache.js';
 import { buildServer } from './api/server.js';
 import { SourceResolver } from './source/source-resolver.js';
 import { SpecLoader } from './api/spec-loader.js';
@@ -133,7 +134,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const edgeSweep = new EdgeSweep({ db, agents, log, retryMs: opts.edgeSweep?.retryMs, recheckMs: opts.edgeSweep?.recheckMs });
   // The API's statements go ahead of background work on the embedded store's one connection (db.ts).
   const sources = new SourceResolver({ dataDir: opts.dataDir, allowFile: opts.allowFileRepos ?? false });
-  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, sources, keepSnapshots }, { version: VERSION, log, metrics });
+  // One control plane per embedded store (its lock), so token lookups may be remembered (token-cache.ts).
+  const tokens = db.dialect === 'pglite' ? new TokenCache() : undefined;
+  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, sources, keepSnapshots, tokens }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(

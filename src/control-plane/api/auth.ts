@@ -4,22 +4,29 @@ import { newId, newSecret } from '../../contracts/ids.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { Db } from '../store/db.js';
 import { SCOPES, type Auth, type Scope } from './route.js';
+import type { TokenCache } from './token-cache.js';
 
 /**
  * Resolve `Authorization: Bearer <token>` to its team and scope, or throw UNAUTHORIZED. Runs in
- * the `onRequest` hook, before any body is read, and reads the database every time: a revoked or
- * expired token is refused on its next request.
+ * the `onRequest` hook, before any body is read. A revoked or expired token is refused on its next
+ * request: the database is read every time, except that on the embedded store a lookup is
+ * remembered for a moment (`tokens`, token-cache.ts: revoking drops it at once).
  */
-export async function authenticate(db: Db, req: FastifyRequest): Promise<Auth> {
+export async function authenticate(db: Db, req: FastifyRequest, tokens?: TokenCache): Promise<Auth> {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S{1,512})$/i.exec(header);
   if (!match) throw new DenvError('UNAUTHORIZED', 'missing bearer token (Authorization: Bearer <token>)');
-  const rows = await db.query<{ id: string; team: string; admin: boolean; scope: Scope }>(
-    'select id, team, admin, scope from api_tokens where hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
-    [hashSecret(match[1]!)],
+  const hash = hashSecret(match[1]!);
+  const known = tokens?.get(hash);
+  if (known) return known;
+  const rows = await db.query<{ id: string; team: string; admin: boolean; scope: Scope; expires_at: unknown }>(
+    'select id, team, admin, scope, expires_at from api_tokens where hash = $1 and revoked_at is null and (expires_at is null or expires_at > now())',
+    [hash],
   );
   if (!rows[0]) throw new DenvError('UNAUTHORIZED', 'unknown or revoked token');
-  return { team: rows[0].team, tokenId: rows[0].id, admin: rows[0].admin, scope: rows[0].scope };
+  const auth: Auth = { team: rows[0].team, tokenId: rows[0].id, admin: rows[0].admin, scope: rows[0].scope };
+  tokens?.put(hash, auth, rows[0].expires_at ? new Date(rows[0].expires_at as string).getTime() : null);
+  return auth;
 }
 
 /** Whether a token of scope `has` may do what needs `needs` (read < deploy < admin). */

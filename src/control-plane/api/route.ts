@@ -12,6 +12,7 @@ import type { Db } from '../store/db.js';
 import type { StreamHub } from './stream-hub.js';
 import type { SourceResolver } from '../source/source-resolver.js';
 import type { SpecLoader } from './spec-loader.js';
+import type { TokenCache } from './token-cache.js';
 
 /** What a team token may do, weakest first: `read` (GET), `deploy` (also deploy and operate
  *  envs), `admin` (also tokens, enrollment keys, hosts, and `reveal=true` on reads). */
@@ -37,6 +38,8 @@ export interface ApiContext {
   readonly specs: SpecLoader;
   /** Linked repositories: fetched, refs resolved, Compose files read (source/source-resolver.ts). */
   readonly sources: SourceResolver;
+  /** Token lookups remembered for a moment: the embedded store only (token-cache.ts). */
+  readonly tokens?: TokenCache;
   /** Snapshot retention: healthy versions kept besides the current one (default DEFAULT_KEEP_SNAPSHOTS). */
   readonly keepSnapshots?: number;
 }

@@ -81,7 +81,7 @@ export async function buildServer(ctx: ApiContext, opts: { version: string; log:
       onRequest: async (req, reply) => {
         try {
           if (/%00/.test(req.url)) throw new DenvError('BAD_REQUEST', 'url: NUL characters are not allowed');
-          req.denvAuth = await authenticate(ctx.db, req);
+          req.denvAuth = await authenticate(ctx.db, req, ctx.tokens);
         } catch (err) {
           // Refused with a body still coming: close the connection after the answer, so the
           // server does not read (and discard) megabytes nobody is allowed to send.

@@ -58,12 +58,13 @@ export const teamRoutes = [
   }),
   route({
     method: 'DELETE', url: '/v1/tokens/:id', summary: 'Revoke an API token: refused with 401 from its next request', scope: 'admin',
-    async handler({ db }, { auth, params }) {
+    async handler({ db, tokens }, { auth, params }) {
       const rows = await db.query<TokenRow>(
         `update api_tokens set revoked_at = coalesce(revoked_at, now()) where id = $1 and team = $2 returning ${TOKEN_COLUMNS}`,
         [params.id, auth.team],
       );
       if (!rows[0]) throw new DenvError('NOT_FOUND', `token "${params.id}" not found`);
+      tokens?.drop(rows[0].id);
       return toToken(rows[0]);
     },
   }),
