@@ -8,7 +8,7 @@ import { parse } from 'shell-quote';
 import { describe, expect, it } from 'vitest';
 import { runOrThrow } from '../exec.js';
 import { sshArgv } from '../git/git-env.js';
-import { parseSshTarget, sshClientOptions, sshCommand, type SshIdentity } from './ssh-client.js';
+import { parseSshTarget, sshClientOptions, sshCommand, sshMasterCommand, type SshIdentity } from './ssh-client.js';
 
 const PINNING: SshIdentity = { keyFile: '/run/denv-ssh-1/key', knownHostsFile: '/run/denv-ssh-1/known_hosts', pinOnFirstUse: true };
 const PINNED: SshIdentity = { ...PINNING, pinOnFirstUse: false };
@@ -90,6 +90,11 @@ describe('sshCommand', () => {
     expect(sshCommand(PINNING, { user: 'deploy', host: '10.0.0.5', port: 2222 }, ['tar', '-x', '-f', '-', '-C', '/opt/denv'])).toEqual([
       'ssh', ...options('accept-new'), '-p', '2222', '-l', 'deploy', '10.0.0.5', '--', 'tar -x -f - -C /opt/denv',
     ]);
+  });
+
+  it('with a control path, shares a master connection when there is one (ControlMaster=no: else it connects by itself)', () => {
+    expect(sshCommand(PINNED, { user: 'root', host: 'h', port: 22 }, ['true'], '/tmp/s/master')).toEqual(['ssh', ...options('yes'), '-o', 'ControlMaster=no', '-o', 'ControlPath=/tmp/s/master', '-p', '22', '-l', 'root', 'h', '--', 'true']);
+    expect(sshMasterCommand(PINNED, { user: 'root', host: 'h', port: 2222 }, '/tmp/s/master')).toEqual(['ssh', ...options('yes'), '-o', 'ControlMaster=yes', '-o', 'ControlPath=/tmp/s/master', '-N', '-p', '2222', '-l', 'root', 'h']);
   });
 
   it('gives an IPv6 host without brackets (the port goes in -p)', () => {

@@ -50,8 +50,17 @@ export function parseSshTarget(text: string): SshTarget | null {
 /**
  * `ssh … user@host -- <command>` running `remote` on the machine. sshd hands the command to the
  * remote user's shell as one string, so each argument is quoted for it: the remote shell sees
- * exactly `remote` as argv, nothing in it is interpreted.
+ * exactly `remote` as argv, nothing in it is interpreted. With `controlPath`, the command goes
+ * through the master connection listening there when there is one (sshMasterCommand), and
+ * connects by itself when there is not (yet).
  */
-export function sshCommand(id: SshIdentity, target: SshTarget, remote: readonly string[]): string[] {
-  return ['ssh', ...sshClientOptions(id), '-p', String(target.port), '-l', target.user, target.host, '--', quote([...remote])];
+export function sshCommand(id: SshIdentity, target: SshTarget, remote: readonly string[], controlPath?: string): string[] {
+  return ['ssh', ...sshClientOptions(id), ...multiplexing(controlPath, 'no'), '-p', String(target.port), '-l', target.user, target.host, '--', quote([...remote])];
 }
+
+/** A master connection to `target` (no command) whose socket at `controlPath` later commands share: one key exchange for a session's many commands. */
+export function sshMasterCommand(id: SshIdentity, target: SshTarget, controlPath: string): string[] {
+  return ['ssh', ...sshClientOptions(id), ...multiplexing(controlPath, 'yes'), '-N', '-p', String(target.port), '-l', target.user, target.host];
+}
+
+const multiplexing = (controlPath: string | undefined, master: 'yes' | 'no'): string[] => (controlPath ? ['-o', `ControlMaster=${master}`, '-o', `ControlPath=${controlPath}`] : []);

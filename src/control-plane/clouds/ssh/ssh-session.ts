@@ -8,8 +8,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ExecError, runOrThrow, runPipedOrThrow, type RunResult } from '../../../lib/exec.js';
-import { sshCommand, type SshIdentity, type SshTarget } from '../../../lib/ssh/ssh-client.js';
+import { ExecError, runOrThrow, runPipedOrThrow, startProgram, type RunResult } from '../../../lib/exec.js';
+import { sshCommand, sshMasterCommand, type SshIdentity, type SshTarget } from '../../../lib/ssh/ssh-client.js';
 
 export interface SshSession {
   /** Run `remote` on the machine; throws naming the machine and the command's last stderr lines. */
@@ -25,6 +25,10 @@ export async function openSshSession(target: SshTarget, label: string, credentia
   const id: SshIdentity = { keyFile: path.join(dir, 'key'), knownHostsFile: path.join(dir, 'known_hosts'), pinOnFirstUse: true };
   await writeFile(id.keyFile, credentials.privateKey.endsWith('\n') ? credentials.privateKey : `${credentials.privateKey}\n`, { mode: 0o600 });
   await writeFile(id.knownHostsFile, credentials.knownHosts, { mode: 0o600 });
+  // One connection for the session's commands (each of its own costs a key exchange, ~0.5 s):
+  // commands run before the master is up connect by themselves.
+  const controlPath = path.join(dir, 'master');
+  const master = startProgram(sshMasterCommand(id, target, controlPath));
   const explain = (err: unknown): never => {
     if (err instanceof ExecError && err.errno === 'ENOENT') throw new Error("ssh is not installed on the control plane's machine: apt-get install openssh-client");
     if (err instanceof ExecError) {
@@ -35,9 +39,11 @@ export async function openSshSession(target: SshTarget, label: string, credentia
     throw err;
   };
   return {
-    run: (remote, opts = {}) => runOrThrow(sshCommand(id, target, remote), { input: opts.input, timeoutMs: opts.timeoutMs ?? 120_000 }).catch(explain),
-    pipe: (local, localCwd, remote, timeoutMs) => runPipedOrThrow(local, sshCommand(id, target, remote), { producerCwd: localCwd, timeoutMs }).catch(explain),
+    run: (remote, opts = {}) => runOrThrow(sshCommand(id, target, remote, controlPath), { input: opts.input, timeoutMs: opts.timeoutMs ?? 120_000 }).catch(explain),
+    pipe: (local, localCwd, remote, timeoutMs) => runPipedOrThrow(local, sshCommand(id, target, remote, controlPath), { producerCwd: localCwd, timeoutMs }).catch(explain),
     async close() {
+      master.kill();
+      await master.exited;
       const known = await readFile(id.knownHostsFile, 'utf8').catch(() => credentials.knownHosts);
       await rm(dir, { recursive: true, force: true });
       return known;
