@@ -78,7 +78,7 @@ describe('a fleet: two local machines and one over ssh', () => {
     await denvJson(cp, ['cloud', 'add', 'here', '--provider', 'local', '--subnet', LOCAL_SUBNET, '--allow-path', HELLO]);
     const added = await denvJson(cp, ['cloud', 'add', 'boxes', '--provider', 'ssh', '--machine', `root@${box.ip}`, '--ssh-key', join(work, 'key'), '--control-url', bridge.url, '--install-dir', installDir, '--allow-path', HELLO]);
     // The key is kept, never shown.
-    expect(added).toMatchObject({ provider: 'ssh', config: { machines: [`root@${box.ip}`], control_url: bridge.url, install_dir: installDir, allow_paths: [HELLO] } });
+    expect(added).toMatchObject({ provider: 'ssh', config: { machines: [`root@${box.ip}`], control_url: bridge.url, install_dir: installDir, allow_paths: [HELLO], pin_new_hosts: true } });
     expect(JSON.stringify(added)).not.toContain('PRIVATE KEY');
 
     const [one, two, three] = await Promise.all([deploy('one', 'here'), deploy('two', 'here'), deploy('three', 'boxes')]);

@@ -105,7 +105,7 @@ export function registerCloud(program: Command): void {
         'denv cloud add here --provider local',
         'denv cloud add rack --provider manual',
         'HCLOUD_TOKEN=… denv cloud add hz --provider hetzner --location nbg1 --control-url https://denv.example.com',
-        'denv cloud add boxes --provider ssh --machine root@203.0.113.7 --machine admin@203.0.113.8:2222 --ssh-key ~/.ssh/denv --control-url https://denv.example.com',
+        'denv cloud add boxes --provider ssh --machine root@203.0.113.7 --machine root@203.0.113.8:2222 --ssh-key ~/.ssh/denv --control-url https://denv.example.com',
         'denv deploy --project shop --target cloud=here',
       ),
     )

@@ -23,7 +23,9 @@ export const cloudRoutes = [
     method: 'POST', url: '/v1/clouds', summary: 'Add a cloud: a way to get hosts (manual; local: new agents on this machine in network namespaces of their own; ssh: machines of yours that denv installs its agent on)', body: createCloudBody, status: 201, scope: 'admin',
     async handler({ db }, { auth, body }) {
       // Everything but the cloud's identity is its provider's settings.
-      const { name: _name, provider: _provider, deprovision: _deprovision, ...config } = body;
+      const { name: _name, provider: _provider, deprovision: _deprovision, ...settings } = body;
+      // An ssh cloud given host keys refuses a machine whose key it was not given; else it pins each at first use.
+      const config = body.provider === 'ssh' ? { ...settings, pin_new_hosts: body.known_hosts === undefined } : settings;
       if (body.provider === 'local' && body.subnet !== undefined) {
         try {
           namespacePlan('mch_0', 0, body.subnet);

@@ -22,8 +22,10 @@ export function registerInstallDownload(app: FastifyInstance, ctx: Pick<ApiConte
       : [];
     if (!live[0]) return reply.code(401).send(UNAUTHORIZED);
     const tar = startStreaming(installationTarArgv(PACKAGE_ROOT, installationPaths(PACKAGE_ROOT)), { cwd: PACKAGE_ROOT });
-    // A reader that goes away stops the archive.
+    // A reader that goes away stops the archive; an archive tar could not finish (a file it could
+    // not read) cuts the answer short, so the machine's download fails instead of unpacking it.
     reply.raw.on('close', () => tar.kill());
+    void tar.exited.then((e) => e.code !== 0 && reply.raw.destroy());
     return reply.header('content-type', 'application/x-tar').header('cache-control', 'no-store').send(tar.stdout);
   });
 }

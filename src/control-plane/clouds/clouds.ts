@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import { DenvError, messageOf } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
+import { parseSshTarget } from '../../lib/ssh/ssh-client.js';
 import { createEnrollmentKey } from '../auth/enrollment-keys.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
@@ -95,7 +96,7 @@ export class Clouds {
       return sshProvider({
         config: cloud.config as unknown as SshCloudConfig,
         root: PACKAGE_ROOT,
-        claim: (machine, targets) => this.claimTarget(cloud.id, machine, targets),
+        claim: (machine, targets) => this.claimTarget(machine, targets),
         savePinned: (text) => this.savePinned(cloud.id, text),
       });
     }
@@ -114,12 +115,19 @@ export class Clouds {
     });
   }
 
-  /** Reserve for `machine` the first of `targets` no other live machine of the cloud holds (one at a time: the cloud's row is locked). */
-  private claimTarget(cloud: string, machine: string, targets: readonly string[]): Promise<string | null> {
+  /** Reserve for `machine` the first of `targets` no other live machine of any ssh cloud holds
+   *  (`root@h` and `root@h:22` are one machine; two clouds naming one machine never share it: the
+   *  second would remove the first's agent). One claim at a time: a transaction-scoped advisory lock. */
+  private claimTarget(machine: string, targets: readonly string[]): Promise<string | null> {
+    const key = (t: string) => {
+      const p = parseSshTarget(t);
+      return p ? `${p.user}@${p.host}:${p.port}` : t;
+    };
     return this.deps.db.tx(async (tx) => {
-      await tx.query('select id from clouds where id = $1 for update', [cloud]);
-      const held = new Set((await tx.query<{ ref: string }>("select ref from machines where cloud = $1 and id <> $2 and status <> 'destroyed' and ref is not null", [cloud, machine])).map((r) => r.ref));
-      const ref = targets.find((t) => !held.has(t)) ?? null;
+      await tx.query("select pg_advisory_xact_lock(hashtext('denv:ssh-machines'))");
+      const rows = await tx.query<{ ref: string }>("select m.ref from machines m join clouds c on c.id = m.cloud where c.provider = 'ssh' and m.id <> $1 and m.status <> 'destroyed' and m.ref is not null", [machine]);
+      const held = new Set(rows.map((r) => key(r.ref)));
+      const ref = targets.find((t) => !held.has(key(t))) ?? null;
       if (ref) await tx.query('update machines set ref = $2 where id = $1', [machine, ref]);
       return ref;
     });
@@ -180,9 +188,13 @@ export class Clouds {
     if (!cloud) throw new DenvError('INTERNAL', `machine ${machine!.id}: its cloud is gone`);
     if (machine?.status === 'running' && machine.ref && machine.ip) return provisioned(cloud, machine);
     if (!machine) {
-      const count = (await db.query<{ n: string }>('select count(*) as n from machines where cloud = $1', [cloud.id]))[0]!.n;
-      const inserted = await db.query<MachineRow>('insert into machines (id, team, cloud, deployment, name) values ($1, $2, $3, $4, $5) returning *', [newId('machine'), team, cloud.id, deployment, `${cloud.name}-${Number(count) + 1}`]);
-      machine = inserted[0]!;
+      const made = cloud;
+      // Named under the cloud's row lock: two provisions at once never take one name.
+      machine = await db.tx(async (tx) => {
+        await tx.query('select id from clouds where id = $1 for update', [made.id]);
+        const count = (await tx.query<{ n: string }>('select count(*) as n from machines where cloud = $1', [made.id]))[0]!.n;
+        return (await tx.query<MachineRow>('insert into machines (id, team, cloud, deployment, name) values ($1, $2, $3, $4, $5) returning *', [newId('machine'), team, made.id, deployment, `${made.name}-${Number(count) + 1}`]))[0]!;
+      });
     }
     const key = await createEnrollmentKey(db, team, 3600, true, `machine ${machine.name}`, machine.id);
     let made;

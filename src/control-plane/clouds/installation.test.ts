@@ -146,7 +146,7 @@ describe('installationPaths of a package tree', () => {
 });
 
 describe('installationTarArgv', () => {
-  const EXCLUDES = ['--exclude=*.map', '--exclude=*.d.ts', '--exclude=*.d.mts', '--exclude=*.d.cts', '--exclude=*.md'];
+  const EXCLUDES = ['--owner=0', '--group=0', '--numeric-owner', '--mode=go-w', '--exclude=*.map', '--exclude=*.d.ts', '--exclude=*.d.mts', '--exclude=*.d.cts', '--exclude=*.md'];
   it('writes the paths from the root to stdout', () => {
     expect(installationTarArgv('/srv/denv', ['bin', 'dist', 'package.json', 'node_modules/ws'])).toEqual(['tar', '-c', '-f', '-', '-C', '/srv/denv', ...EXCLUDES, '--', 'bin', 'dist', 'package.json', 'node_modules/ws']);
   });

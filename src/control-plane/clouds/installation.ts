@@ -63,6 +63,9 @@ export const NOT_SHIPPED = ['*.map', '*.d.ts', '*.d.mts', '*.d.cts', '*.md'] as 
 export function installationTarArgv(root: string, paths: readonly string[], prefix = ''): string[] {
   return [
     'tar', '-c', '-f', '-', '-C', root,
+    // Root's and not writable by others wherever it is unpacked: the agent runs this code as root,
+    // so no service's user may own or change it (whoever owns the files here).
+    '--owner=0', '--group=0', '--numeric-owner', '--mode=go-w',
     ...NOT_SHIPPED.map((pattern) => `--exclude=${pattern}`),
     // S: symlink targets keep their (relative) form.
     ...(prefix ? ['--transform', `s,^,${prefix},S`] : []),

@@ -147,7 +147,7 @@ export class AgentGateway {
    */
   async waitForHost<T>(concerns: (hostId: string) => boolean, check: () => Promise<T | null>, ms: number, signal?: AbortSignal): Promise<T | null> {
     const now = await check();
-    if (now !== null) return now;
+    if (now !== null || signal?.aborted) return now;
     return new Promise((resolve) => {
       const done = (value: T | null) => {
         clearTimeout(timer);
@@ -162,6 +162,7 @@ export class AgentGateway {
       const timer = setTimeout(() => done(null), ms);
       this.opts.bus.on('host', onHost);
       signal?.addEventListener('abort', onAbort);
+      if (signal?.aborted) done(null); // aborted while the first check ran
     });
   }
 

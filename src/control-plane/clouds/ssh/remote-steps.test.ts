@@ -18,10 +18,10 @@ const PROBE_SCRIPT = [
   'const dir = process.argv[1];',
   "let state = 'absent';",
   "if (fs.existsSync(dir)) state = fs.existsSync(path.join(dir, '.denv-machine')) ? 'denv' : fs.readdirSync(dir).length ? 'foreign' : 'empty';",
-  "console.log(JSON.stringify({ node: process.versions.node, dir: state, app: fs.existsSync(path.join(dir, 'app', 'bin', 'denv')) }));",
+  "console.log(JSON.stringify({ node: process.versions.node, dir: state, app: fs.existsSync(path.join(dir, 'app', 'bin', 'denv')), uid: process.getuid() }));",
 ].join(' ');
 
-const probe = (dir: Probe['dir'], app: boolean): Probe => ({ node: '20.11.1', dir, app });
+const probe = (dir: Probe['dir'], app: boolean): Probe => ({ node: '20.11.1', dir, app, uid: 0 });
 
 describe('step argv', () => {
   it('probe: node -e <script> <dir>', () => {
@@ -70,23 +70,24 @@ describe('step argv', () => {
 
 describe('readProbe', () => {
   it('reads the JSON line (the last line: a login banner may come first)', () => {
-    expect(readProbe('{"node":"20.11.1","dir":"empty","app":false}\n', TARGET, DIR)).toEqual(probe('empty', false));
-    expect(readProbe('Welcome to the machine\n\n{"node":"22.3.0","dir":"denv","app":true}\n', TARGET, DIR)).toEqual({ node: '22.3.0', dir: 'denv', app: true });
+    expect(readProbe('{"node":"20.11.1","dir":"empty","app":false,"uid":0}\n', TARGET, DIR)).toEqual(probe('empty', false));
+    expect(readProbe('Welcome to the machine\n\n{"node":"22.3.0","dir":"denv","app":true,"uid":0}\n', TARGET, DIR)).toEqual({ node: '22.3.0', dir: 'denv', app: true, uid: 0 });
   });
 
   it(`accepts Node ${MIN_NODE_MAJOR}.0.0 and anything newer`, () => {
     expect(MIN_NODE_MAJOR).toBe(20);
-    expect(readProbe('{"node":"20.0.0","dir":"absent","app":false}', TARGET, DIR)).toEqual({ node: '20.0.0', dir: 'absent', app: false });
-    expect(readProbe('{"node":"100.1.0","dir":"absent","app":false}', TARGET, DIR).node).toBe('100.1.0');
+    expect(readProbe('{"node":"20.0.0","dir":"absent","app":false,"uid":0}', TARGET, DIR)).toEqual({ node: '20.0.0', dir: 'absent', app: false, uid: 0 });
+    expect(readProbe('{"node":"100.1.0","dir":"absent","app":false,"uid":0}', TARGET, DIR).node).toBe('100.1.0');
   });
 
   it('refuses a machine whose Node is older than 20, naming its version', () => {
-    expect(() => readProbe('{"node":"18.19.1","dir":"absent","app":false}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5 has Node 18.19.1; denv needs Node 20 or newer there'));
-    expect(() => readProbe('{"node":"19.9.0","dir":"denv","app":true}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5 has Node 19.9.0; denv needs Node 20 or newer there'));
+    expect(() => readProbe('{"node":"18.19.1","dir":"absent","app":false,"uid":0}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5 has Node 18.19.1; denv needs Node 20 or newer there'));
+    expect(() => readProbe('{"node":"19.9.0","dir":"denv","app":true,"uid":0}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5 has Node 19.9.0; denv needs Node 20 or newer there'));
   });
 
   it("refuses a directory someone else made", () => {
-    expect(() => readProbe('{"node":"20.11.1","dir":"foreign","app":false}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5: /opt/denv exists and was not made by denv; choose another install_dir'));
+    expect(() => readProbe('{"node":"20.11.1","dir":"absent","app":false,"uid":1000}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5 logs in as uid 1000: denv installs its agent as a root service (systemd unit, process users), so the cloud must log in as root'));
+    expect(() => readProbe('{"node":"20.11.1","dir":"foreign","app":false,"uid":0}', TARGET, DIR)).toThrow(new Error('root@10.0.0.5: /opt/denv exists and was not made by denv; choose another install_dir'));
   });
 
   it('says what the probe printed when it is not JSON', () => {
@@ -117,20 +118,20 @@ describe('the probe, run by node', () => {
   const node = process.versions.node;
 
   it('an absent directory', async () => {
-    expect(await probeOf(path.join(root, 'absent', 'denv'))).toEqual({ node, dir: 'absent', app: false });
+    expect(await probeOf(path.join(root, 'absent', 'denv'))).toEqual({ node, dir: 'absent', app: false, uid: 0 });
   });
 
   it('an empty directory', async () => {
     const dir = path.join(root, 'empty');
     mkdirSync(dir);
-    expect(await probeOf(dir)).toEqual({ node, dir: 'empty', app: false });
+    expect(await probeOf(dir)).toEqual({ node, dir: 'empty', app: false, uid: 0 });
   });
 
   it("denv's directory: the marker, no app yet", async () => {
     const dir = path.join(root, 'claimed');
     mkdirSync(dir);
     writeFileSync(path.join(dir, '.denv-machine'), '');
-    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: false });
+    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: false, uid: 0 });
   });
 
   it("denv's directory with app/bin/denv", async () => {
@@ -139,7 +140,7 @@ describe('the probe, run by node', () => {
     writeFileSync(path.join(dir, '.denv-machine'), '');
     writeFileSync(path.join(dir, 'app', 'bin', 'denv'), '#!/usr/bin/env node\n');
     chmodSync(path.join(dir, 'app', 'bin', 'denv'), 0o755);
-    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: true });
+    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: true, uid: 0 });
   });
 
   it("someone else's directory (files, no marker)", async () => {
@@ -147,7 +148,7 @@ describe('the probe, run by node', () => {
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'data.db'), 'theirs');
     const out = await run(probeArgv(dir), { env: { PATH: path.dirname(process.execPath) } });
-    expect(JSON.parse(out.stdout)).toEqual({ node, dir: 'foreign', app: false });
+    expect(JSON.parse(out.stdout)).toEqual({ node, dir: 'foreign', app: false, uid: 0 });
     expect(() => readProbe(out.stdout, 'local', dir)).toThrow(new Error(`local: ${dir} exists and was not made by denv; choose another install_dir`));
   });
 
@@ -155,6 +156,6 @@ describe('the probe, run by node', () => {
     const dir = path.join(root, "it's a dir; $(x)");
     mkdirSync(dir);
     writeFileSync(path.join(dir, '.denv-machine'), '');
-    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: false });
+    expect(await probeOf(dir)).toEqual({ node, dir: 'denv', app: false, uid: 0 });
   });
 });

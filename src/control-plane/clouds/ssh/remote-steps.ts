@@ -20,13 +20,15 @@ const PROBE = [
   'const dir = process.argv[1];',
   "let state = 'absent';",
   "if (fs.existsSync(dir)) state = fs.existsSync(path.join(dir, '.denv-machine')) ? 'denv' : fs.readdirSync(dir).length ? 'foreign' : 'empty';",
-  "console.log(JSON.stringify({ node: process.versions.node, dir: state, app: fs.existsSync(path.join(dir, 'app', 'bin', 'denv')) }));",
+  "console.log(JSON.stringify({ node: process.versions.node, dir: state, app: fs.existsSync(path.join(dir, 'app', 'bin', 'denv')), uid: process.getuid() }));",
 ].join(' ');
 
 export interface Probe {
   readonly node: string;
   readonly dir: 'absent' | 'empty' | 'denv' | 'foreign';
   readonly app: boolean;
+  /** The login's uid: denv installs a service and runs its agent as root, so only root logs in. */
+  readonly uid: number;
 }
 
 const denv = (dir: string) => path.posix.join(dir, 'app', 'bin', 'denv');
@@ -43,11 +45,12 @@ export function readProbe(stdout: string, target: string, dir: string): Probe {
     // said below
   }
   const states: readonly string[] = ['absent', 'empty', 'denv', 'foreign'];
-  if (!probe || typeof probe !== 'object' || typeof probe.node !== 'string' || !states.includes(probe.dir) || typeof probe.app !== 'boolean') {
+  if (!probe || typeof probe !== 'object' || typeof probe.node !== 'string' || !states.includes(probe.dir) || typeof probe.app !== 'boolean' || typeof probe.uid !== 'number') {
     throw new Error(`${target}: the probe printed ${JSON.stringify(line.slice(0, 200))}, not its JSON`);
   }
   const major = Number(probe.node.split('.')[0]);
   if (!(major >= MIN_NODE_MAJOR)) throw new Error(`${target} has Node ${probe.node}; denv needs Node ${MIN_NODE_MAJOR} or newer there`);
+  if (probe.uid !== 0) throw new Error(`${target} logs in as uid ${probe.uid}: denv installs its agent as a root service (systemd unit, process users), so the cloud must log in as root`);
   if (probe.dir === 'foreign') throw new Error(`${target}: ${dir} exists and was not made by denv; choose another install_dir`);
   return probe;
 }

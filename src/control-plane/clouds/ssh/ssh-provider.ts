@@ -17,8 +17,10 @@ import { openSshSession, type SshSession } from './ssh-session.js';
 export interface SshCloudConfig {
   readonly machines: readonly string[];
   readonly private_key: string;
-  /** Pinned host keys (known_hosts lines): given when the cloud was added, and each new one pinned at first use. */
+  /** Pinned host keys (known_hosts lines): given when the cloud was added, or each pinned at first use. */
   readonly known_hosts?: string;
+  /** false when known_hosts was given: a machine whose key is not in it is refused (else its key is pinned at first use). */
+  readonly pin_new_hosts?: boolean;
   /** The control plane's URL as the machines reach it. */
   readonly control_url: string;
   readonly install_dir: string;
@@ -42,7 +44,7 @@ export function sshProvider(deps: SshProviderDeps): CloudProvider {
   const withSession = async <T>(ref: string, work: (s: SshSession, host: string) => Promise<T>): Promise<T> => {
     const target = parseSshTarget(ref);
     if (!target) throw new Error(`"${ref}" is not user@host[:port]`);
-    const session = await openSshSession(target, ref, { privateKey: config.private_key, knownHosts: config.known_hosts ?? '' });
+    const session = await openSshSession(target, ref, { privateKey: config.private_key, knownHosts: config.known_hosts ?? '', pinNewHosts: config.pin_new_hosts !== false });
     try {
       return await work(session, target.host);
     } finally {
@@ -62,11 +64,17 @@ export function sshProvider(deps: SshProviderDeps): CloudProvider {
       if (!ref) throw new DenvError('CONFLICT', `all ${config.machines.length} of its machines are in use (${config.machines.join(', ')}); add another or destroy an env on one`);
       return withSession(ref, async (s, host) => {
         await clear(s, ref);
-        await s.run(claimArgv(dir));
-        await s.pipe(installationTarArgv(deps.root, installationPaths(deps.root), 'app/'), deps.root, unpackArgv(dir), 10 * 60_000);
-        const out = await s.run(installArgv({ dir, control: config.control_url, name: order.name, address: host, allowPaths: config.allow_paths }), { input: order.enrollmentKey, timeoutMs: 120_000 });
-        const installed = JSON.parse(out.stdout) as { kind?: string; pid?: number | null };
-        return { ref, ip: host, detail: { target: ref, dir, service: installed.kind ?? null, pid: installed.pid ?? null } };
+        try {
+          await s.run(claimArgv(dir));
+          await s.pipe(installationTarArgv(deps.root, installationPaths(deps.root), 'app/'), deps.root, unpackArgv(dir), 10 * 60_000);
+          const out = await s.run(installArgv({ dir, control: config.control_url, name: order.name, address: host, allowPaths: config.allow_paths }), { input: order.enrollmentKey, timeoutMs: 120_000 });
+          const installed = JSON.parse(out.stdout) as { kind?: string; pid?: number | null };
+          return { ref, ip: host, detail: { target: ref, dir, service: installed.kind ?? null, pid: installed.pid ?? null } };
+        } catch (err) {
+          // Nothing half-installed stays running (under systemd it would retry a revoked key forever).
+          await clear(s, ref).catch(() => {});
+          throw err;
+        }
       });
     },
     async destroy(machine) {

@@ -20,9 +20,9 @@ export interface SshSession {
   close(): Promise<string>;
 }
 
-export async function openSshSession(target: SshTarget, label: string, credentials: { readonly privateKey: string; readonly knownHosts: string }): Promise<SshSession> {
+export async function openSshSession(target: SshTarget, label: string, credentials: { readonly privateKey: string; readonly knownHosts: string; readonly pinNewHosts: boolean }): Promise<SshSession> {
   const dir = await mkdtemp(path.join(tmpdir(), 'denv-ssh-'));
-  const id: SshIdentity = { keyFile: path.join(dir, 'key'), knownHostsFile: path.join(dir, 'known_hosts'), pinOnFirstUse: true };
+  const id: SshIdentity = { keyFile: path.join(dir, 'key'), knownHostsFile: path.join(dir, 'known_hosts'), pinOnFirstUse: credentials.pinNewHosts };
   await writeFile(id.keyFile, credentials.privateKey.endsWith('\n') ? credentials.privateKey : `${credentials.privateKey}\n`, { mode: 0o600 });
   await writeFile(id.knownHostsFile, credentials.knownHosts, { mode: 0o600 });
   // One connection for the session's commands (each of its own costs a key exchange, ~0.5 s):
