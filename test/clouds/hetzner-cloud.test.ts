@@ -92,7 +92,10 @@ describe('a hetzner cloud (its API a local stand-in)', () => {
     const created = hz.requests.find((r) => r.method === 'POST' && r.path === '/v1/servers')!;
     expect(created.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const body = created.body as { name: string; location: string; user_data: string; labels: Record<string, string> };
-    expect(body).toMatchObject({ name: 'hz-1', location: 'nbg1', server_type: 'cx22', image: 'ubuntu-24.04', labels: { 'managed-by': 'denv' } });
+    // Named after the host and the end of the machine's id: unique in the Hetzner project.
+    const machineId = body.labels['denv-machine']!;
+    expect(machineId).toMatch(/^mch_/);
+    expect(body).toMatchObject({ name: `hz-1-${machineId.slice(-8)}`, location: 'nbg1', server_type: 'cx22', image: 'ubuntu-24.04', labels: { 'managed-by': 'denv' } });
 
     // The download wants a live enrollment key.
     const key = (parseYaml(body.user_data) as CloudConfig).write_files.find((f) => f.path.endsWith('/enrollment-key'))!.content;

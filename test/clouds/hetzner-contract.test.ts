@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { cloudInit } from '../../src/control-plane/clouds/hetzner/cloud-init.js';
-import { hetznerProvider, listMachines, type HetznerConfig } from '../../src/control-plane/clouds/hetzner/hetzner-provider.js';
+import { hetznerProvider, listMachines, serverName, type HetznerConfig } from '../../src/control-plane/clouds/hetzner/hetzner-provider.js';
 import { hetznerApi } from '../../src/control-plane/clouds/hetzner/hetzner-api.js';
 import { freePort } from '../helpers/free-port.js';
 import { startFakeHetzner, type FakeHetzner } from '../helpers/hetzner-api-server.js';
@@ -49,7 +49,7 @@ describe('hetzner provider (contract tests against a local server speaking the H
     const post = hz.requests[1]!;
     expect(post.headers['content-type']).toBe('application/json');
     expect(post.body).toEqual({
-      name: 'hetzner-1',
+      name: 'hetzner-1-7f3a9c01',
       server_type: 'cx22',
       image: 'ubuntu-24.04',
       location: 'fsn1',
@@ -58,7 +58,7 @@ describe('hetzner provider (contract tests against a local server speaking the H
       labels: { 'denv-machine': 'mch_7f3a9c01', 'managed-by': 'denv' },
       public_net: { enable_ipv4: true, enable_ipv6: true },
     });
-    expect(hz.servers.get(1)).toMatchObject({ name: 'hetzner-1', status: 'running', labels: { 'denv-machine': 'mch_7f3a9c01', 'managed-by': 'denv' } });
+    expect(hz.servers.get(1)).toMatchObject({ name: 'hetzner-1-7f3a9c01', status: 'running', labels: { 'denv-machine': 'mch_7f3a9c01', 'managed-by': 'denv' } });
   });
 
   it('ssh_keys and install_dir, when set, are in the request', async () => {
@@ -128,7 +128,7 @@ describe('hetzner provider (contract tests against a local server speaking the H
     const config = await start();
     hz.outcome = (command) => (command === 'create_server' ? { code: 'server_create_failed', message: 'no capacity in fsn1-dc1' } : 'success');
 
-    await expect(hetznerProvider(config, FAST).create(ORDER)).rejects.toThrow('hetzner: server hetzner-1 (id 1): create_server failed: server_create_failed: no capacity in fsn1-dc1');
+    await expect(hetznerProvider(config, FAST).create(ORDER)).rejects.toThrow('hetzner: server hetzner-1-7f3a9c01 (id 1): create_server failed: server_create_failed: no capacity in fsn1-dc1');
     expect(calls()).toEqual([
       'GET /v1/servers?label_selector=denv-machine%3Dmch_7f3a9c01&page=1&per_page=50',
       'POST /v1/servers',
@@ -142,7 +142,7 @@ describe('hetzner provider (contract tests against a local server speaking the H
   it('an action still running at the deadline fails naming the server', async () => {
     const config = await start();
     hz.outcome = (command) => (command === 'create_server' ? 'running' : 'success');
-    await expect(hetznerProvider(config, { pollMs: 5, timeoutMs: 60 }).create(ORDER)).rejects.toThrow(/^hetzner: server hetzner-1 \(id 1\): create_server \(action 1\) still running after 60 ms$/);
+    await expect(hetznerProvider(config, { pollMs: 5, timeoutMs: 60 }).create(ORDER)).rejects.toThrow(/^hetzner: server hetzner-1-7f3a9c01 \(id 1\): create_server \(action 1\) still running after 60 ms$/);
     expect(calls().at(-1)).toBe('DELETE /v1/servers/1');
   });
 
@@ -179,5 +179,14 @@ describe('hetzner provider (contract tests against a local server speaking the H
     );
     expect(err?.message).toBe(`hetzner: GET /actions/9: cannot reach 127.0.0.1:${port}: ECONNREFUSED`);
     expect(err?.message).not.toContain(TOKEN);
+  });
+});
+
+describe('serverName', () => {
+  it('is the host name and the end of the machine id, within a 63-character hostname label', () => {
+    expect(serverName({ name: 'hz-1', machine: 'mch_0a1b2c3d4e5f' })).toBe('hz-1-2c3d4e5f');
+    const long = serverName({ name: `${'a'.repeat(62)}-12`, machine: 'mch_0a1b2c3d4e5f' });
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toBe(`${'a'.repeat(54)}-2c3d4e5f`);
   });
 });

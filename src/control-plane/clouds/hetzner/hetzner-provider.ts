@@ -44,10 +44,20 @@ export interface HetznerProviderOptions {
   readonly timeoutMs?: number;
 }
 
+/**
+ * The server's name: the host's name and the end of the machine's id. Hetzner wants a project's
+ * server names unique, and two teams' clouds of one name (or one cloud's numbering restarted) must
+ * not collide; a hostname label is 63 characters at most.
+ */
+export function serverName(order: Pick<MachineOrder, 'name' | 'machine'>): string {
+  const suffix = order.machine.replace(/^[a-z]+_/, '').slice(-8);
+  return `${order.name.slice(0, 63 - suffix.length - 1).replace(/-+$/, '')}-${suffix}`;
+}
+
 /** The create request for `order` (pure). */
 export function createServerRequest(config: HetznerConfig, order: MachineOrder): CreateServerRequest {
   return {
-    name: order.name,
+    name: serverName(order),
     server_type: config.server_type,
     image: config.image,
     location: config.location,
