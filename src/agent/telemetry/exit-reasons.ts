@@ -36,6 +36,12 @@ export class ExitReasons {
     // The counts are a baseline only if the process outlived reading them: had the OOM killer
     // struck meanwhile, they would already include its kill. A dead process keeps its old baseline.
     if (!(await isSameProcessAlive(pid, null))) return;
+    // A kill counted in the process's own cgroup while it still looks alive is its own OOM kill
+    // under way (a victim reclaiming memory on a loaded machine takes a while to exit): the count
+    // from before it stays the baseline, or the death would read as a plain SIGKILL.
+    const prev = this.baselines.get(key);
+    const dying = prev?.pid === pid && prev.cgroup?.dir === cgroup?.dir && prev.cgroupKills !== null && cgroupKills !== null && cgroupKills > prev.cgroupKills;
+    if (dying) return;
     this.baselines.set(key, { pid, cgroup, cgroupKills, systemKills });
   }
 
