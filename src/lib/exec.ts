@@ -172,27 +172,19 @@ export async function runOrThrow(argv: readonly string[], opts: RunOptions = {})
  * producer down with it (its group is killed), so nothing is left writing into a closed pipe.
  */
 export async function runPipedOrThrow(producer: readonly string[], consumer: readonly string[], opts: Omit<RunOptions, 'input'> & { readonly producerCwd?: string } = {}): Promise<RunResult> {
-  const [program, ...args] = producer;
-  if (program === undefined) throw new ExecError(producer, 'cannot run an empty command');
-  const child = spawn(program, args, { cwd: opts.producerCwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
-  const stderr = new TailBuffer(64 * 1024);
-  child.stderr?.on('data', (c: Buffer) => stderr.push(c));
-  const produced = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error: string | null }>((resolve) => {
-    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error: err.code ?? err.message }));
-    child.once('close', (code, signal) => resolve({ code, signal, error: null }));
-  });
+  const source = startStreaming(producer, { cwd: opts.producerCwd, env: opts.env });
   let consumed: RunResult;
   try {
-    consumed = await runOrThrow(consumer, { ...opts, input: child.stdout! });
+    consumed = await runOrThrow(consumer, { ...opts, input: source.stdout });
   } catch (err) {
-    killGroup(child);
+    source.kill();
     throw err;
   }
-  const p = await produced;
+  const p = await source.exited;
   if (p.code !== 0) {
-    const how = p.error ? `could not start: ${p.error}` : p.signal ? `was killed by ${p.signal}` : `exited with code ${p.code}`;
-    const detail = stderr.text().trim().split('\n').slice(-3).join(' | ');
-    throw new ExecError(producer, `${producer.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: p.code, signal: p.signal, stderr: stderr.text(), errno: p.error });
+    const how = p.errno ? `could not start: ${p.errno}` : p.signal ? `was killed by ${p.signal}` : `exited with code ${p.code}`;
+    const detail = p.stderr.trim().split('\n').slice(-3).join(' | ');
+    throw new ExecError(producer, `${producer.join(' ')} ${how}${detail ? `: ${detail}` : ''}`, { exitCode: p.code, signal: p.signal, stderr: p.stderr, errno: p.errno });
   }
   return consumed;
 }
@@ -200,8 +192,8 @@ export async function runPipedOrThrow(producer: readonly string[], consumer: rea
 /** A program whose output is read as a stream (`startStreaming`). */
 export interface StreamingProgram {
   readonly stdout: NodeJS.ReadableStream;
-  /** Resolves once it has exited (never rejects); `error` when it could not start. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>;
+  /** Resolves once it has exited (never rejects); `error` (and `errno`) when it could not start. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null; errno: string | null }>;
   /** SIGKILL its process group (the reader went away). */
   kill(): void;
 }
@@ -211,11 +203,11 @@ export function startStreaming(argv: readonly string[], opts: Pick<RunOptions, '
   const [program, ...args] = argv;
   if (program === undefined) throw new ExecError(argv, 'cannot run an empty command');
   const child = spawn(program, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false });
-  const stderr = new TailBuffer(16 * 1024);
+  const stderr = new TailBuffer(64 * 1024);
   child.stderr?.on('data', (c: Buffer) => stderr.push(c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null }>((resolve) => {
-    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: null, signal: null, stderr: '', error: `cannot run "${program}": ${err.code ?? err.message}` }));
-    child.once('close', (code, signal) => resolve({ code, signal, stderr: stderr.text(), error: null }));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; error: string | null; errno: string | null }>((resolve) => {
+    child.once('error', (err: NodeJS.ErrnoException) => resolve({ code: null, signal: null, stderr: '', error: `cannot run "${program}": ${err.code ?? err.message}`, errno: err.code ?? err.message }));
+    child.once('close', (code, signal) => resolve({ code, signal, stderr: stderr.text(), error: null, errno: null }));
   });
   return {
     stdout: child.stdout!,

@@ -22,7 +22,7 @@ import { DenvError } from '../../contracts/errors.js';
 import type { AgentContext } from '../context.js';
 import { probeEgress } from '../egress.js';
 import { runStageList } from '../pipeline/stage-runner.js';
-import { readLogTail } from '../runtimes/process/log-tail.js';
+import { readLogTail } from '../../lib/log-tail.js';
 import { serviceKey, type ServiceIdentity } from '../runtimes/process/service-env.js';
 import { identicalLiveService } from './process-pipeline/other-copies.js';
 import { rollbackService } from './process-pipeline/rollback.js';

@@ -9,7 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import { startStreaming } from '../../lib/exec.js';
 import { hashSecret } from '../auth/secrets.js';
-import { installationPaths, installationTarArgv, PACKAGE_ROOT } from '../clouds/installation.js';
+import { installationTarArgv, PACKAGE_ROOT, shippedPaths } from '../clouds/installation.js';
 import type { ApiContext } from './route.js';
 
 const UNAUTHORIZED = { error: { code: 'UNAUTHORIZED', message: 'send a live enrollment key as Authorization: Bearer <key>' } };
@@ -21,7 +21,7 @@ export function registerInstallDownload(app: FastifyInstance, ctx: Pick<ApiConte
       ? await ctx.db.query<{ id: string }>('select id from enrollment_keys where hash = $1 and revoked_at is null and expires_at > now() and (not single_use or used_at is null)', [hashSecret(m[1]!)])
       : [];
     if (!live[0]) return reply.code(401).send(UNAUTHORIZED);
-    const tar = startStreaming(installationTarArgv(PACKAGE_ROOT, installationPaths(PACKAGE_ROOT)), { cwd: PACKAGE_ROOT });
+    const tar = startStreaming(installationTarArgv(PACKAGE_ROOT, shippedPaths()), { cwd: PACKAGE_ROOT });
     // A reader that goes away stops the archive; an archive tar could not finish (a file it could
     // not read) cuts the answer short, so the machine's download fails instead of unpacking it.
     reply.raw.on('close', () => tar.kill());

@@ -21,7 +21,6 @@ import { serveControlSocket, type ControlSocket } from './control-socket.js';
 import { DEFAULT_LOCAL_SUBNET, localProvider } from './local/local-provider.js';
 import type { NamespacePlan } from './local/netns.js';
 import { hetznerProvider, type HetznerConfig } from './hetzner/hetzner-provider.js';
-import { PACKAGE_ROOT } from './installation.js';
 import { manualProvider, type CloudProvider } from './provider.js';
 import { sshProvider, type SshCloudConfig } from './ssh/ssh-provider.js';
 
@@ -95,7 +94,6 @@ export class Clouds {
     if (cloud.provider === 'ssh') {
       return sshProvider({
         config: cloud.config as unknown as SshCloudConfig,
-        root: PACKAGE_ROOT,
         claim: (machine, targets) => this.claimTarget(machine, targets),
         savePinned: (text) => this.savePinned(cloud.id, text),
       });

@@ -56,6 +56,14 @@ export function installationPaths(root: string): string[] {
   return ['bin', 'dist', 'package.json', ...packages.sort()];
 }
 
+let shipped: string[] | null = null;
+
+/** This installation's paths (installationPaths of PACKAGE_ROOT), found once per process: its files do not change while it runs. */
+export function shippedPaths(): string[] {
+  shipped ??= installationPaths(PACKAGE_ROOT);
+  return shipped;
+}
+
 /** What nothing runs: source maps, type declarations, Markdown (180 MB → 110 MB for this package, most of it the Cloudflare SDK's). */
 export const NOT_SHIPPED = ['*.map', '*.d.ts', '*.d.mts', '*.d.cts', '*.md'] as const;
 

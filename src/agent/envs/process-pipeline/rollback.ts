@@ -6,7 +6,7 @@
  * (env.rollback from the control plane) starts it again, so here it is not restored.
  */
 import type { RollbackResult } from '../../pipeline/stage-runner.js';
-import { readLogTail } from '../../runtimes/process/log-tail.js';
+import { readLogTail } from '../../../lib/log-tail.js';
 import { serviceKey } from '../../runtimes/process/service-env.js';
 import { stopServices } from '../stop-services.js';
 import type { ProcessStageContext } from './stage.js';

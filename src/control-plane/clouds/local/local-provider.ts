@@ -6,10 +6,11 @@
  * new address of this machine. The agent runs detached: it outlives a control-plane restart and
  * reconnects, like an agent on another machine.
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDetached } from '../../../lib/exec.js';
+import { readLogTail } from '../../../lib/log-tail.js';
 import type { CloudProvider, MachineOrder, MadeMachine } from '../provider.js';
 import { addressesInUse, makeNamespace, namespacePlan, removeNamespace, type NamespacePlan } from './netns.js';
 
@@ -30,12 +31,6 @@ export interface LocalProviderDeps {
    *  provision at a time, and record the address of the plan it returns for `machine`: two machines
    *  made at once never get one address. */
   readonly reserveAddress: (machine: string, choose: (held: ReadonlySet<string>) => Promise<NamespacePlan>) => Promise<NamespacePlan>;
-}
-
-/** The last lines of a log file, on one line (at most 400 characters). */
-async function logTail(file: string): Promise<string> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text.trim().split('\n').slice(-3).join(' | ').slice(-400);
 }
 
 export function localProvider(deps: LocalProviderDeps): CloudProvider {
@@ -72,7 +67,7 @@ export function localProvider(deps: LocalProviderDeps): CloudProvider {
       }
       const log = path.join(dir, 'agent.log');
       const ended = new Promise<string>((resolve) => {
-        started.child.once('exit', (code, signal) => void logTail(log).then((tail) => resolve(`its agent ${signal ? `was killed by ${signal}` : `exited with code ${code}`}${tail ? `; agent.log ends: ${tail}` : ''}`)));
+        started.child.once('exit', (code, signal) => void readLogTail(log, 0, 3).then((lines) => lines.join(' | ').slice(-400)).then((tail) => resolve(`its agent ${signal ? `was killed by ${signal}` : `exited with code ${code}`}${tail ? `; agent.log ends: ${tail}` : ''}`)));
       });
       return { ref: plan.ns, ip: plan.ip, detail: { ns: plan.ns, host_if: plan.hostIf, host_ip: plan.hostIp, dir, pid: started.pid, log }, ended };
     },

@@ -9,7 +9,7 @@
  */
 import { DenvError } from '../../../contracts/errors.js';
 import { parseSshTarget } from '../../../lib/ssh/ssh-client.js';
-import { installationPaths, installationTarArgv } from '../installation.js';
+import { installationTarArgv, PACKAGE_ROOT, shippedPaths } from '../installation.js';
 import type { CloudProvider, MachineOrder, MadeMachine } from '../provider.js';
 import { claimArgv, installArgv, probeArgv, readProbe, removeArgv, unpackArgv } from './remote-steps.js';
 import { openSshSession, type SshSession } from './ssh-session.js';
@@ -29,8 +29,6 @@ export interface SshCloudConfig {
 
 export interface SshProviderDeps {
   readonly config: SshCloudConfig;
-  /** The installation to upload (the package root). */
-  readonly root: string;
   /** Reserve the first of `targets` no other live machine of the cloud holds for `machine` (its own earlier reservation counts as free); null when all are taken. */
   readonly claim: (machine: string, targets: readonly string[]) => Promise<string | null>;
   /** Keep the known-hosts text a session ended with (host keys pinned on first use). */
@@ -66,7 +64,7 @@ export function sshProvider(deps: SshProviderDeps): CloudProvider {
         await clear(s, ref);
         try {
           await s.run(claimArgv(dir));
-          await s.pipe(installationTarArgv(deps.root, installationPaths(deps.root), 'app/'), deps.root, unpackArgv(dir), 10 * 60_000);
+          await s.pipe(installationTarArgv(PACKAGE_ROOT, shippedPaths(), 'app/'), PACKAGE_ROOT, unpackArgv(dir), 10 * 60_000);
           const out = await s.run(installArgv({ dir, control: config.control_url, name: order.name, address: host, allowPaths: config.allow_paths }), { input: order.enrollmentKey, timeoutMs: 120_000 });
           const installed = JSON.parse(out.stdout) as { kind?: string; pid?: number | null };
           return { ref, ip: host, detail: { target: ref, dir, service: installed.kind ?? null, pid: installed.pid ?? null } };
