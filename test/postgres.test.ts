@@ -74,6 +74,9 @@ describe.each(['btrfs', 'copy'] as const)('PostgreSQL 15 from Debian on the %s d
     // the only child of the `unshare` the agent records).
     const status = (await h.api.get(`/v1/envs/${envId}/status?refresh=true`)).body;
     const recorded = status.live_status.workloads.find((w: { service: string }) => w.service === 'db').pid as number;
+    // The one-shot init ran to success: it is done, not down (nothing of it is desired), so it
+    // never makes the env degraded.
+    expect(status.live_status.workloads.find((w: { service: string }) => w.service === 'init')).toMatchObject({ desired: 0, ready: 0, state: 'exited', detail: 'completed (exit code 0)' });
     const postmaster = Number(readFileSync(`/proc/${recorded}/task/${recorded}/children`, 'utf8').trim().split(/\s+/)[0]);
     const procStatus = readFileSync(`/proc/${postmaster}/status`, 'utf8');
     expect(/^Uid:\s+(\d+)/m.exec(procStatus)![1]).toBe(pgUid);

@@ -27,6 +27,7 @@ import { agentSocketUrl } from './link/socket-url.js';
 import { KeyedMutex } from '../lib/mutex.js';
 import { DEFAULT_PORT_RANGE, PortRegistry, type PortRange } from './ports.js';
 import { ReleasedEnvs } from './released-envs.js';
+import { answerTransfer, sweepTransfers } from './transfer/transfer-files.js';
 import { LiveStatusReporter } from './telemetry/live-status.js';
 import { AgentTelemetry } from './telemetry/agent-telemetry.js';
 import { ExitReasons } from './telemetry/exit-reasons.js';
@@ -116,6 +117,8 @@ export function startAgent(opts: AgentOptions): AgentHandle {
     const store = new CommandStore(path.join(dataDir, 'commands'), log);
     const pruned = await store.prune();
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
+    const staleTransfers = await sweepTransfers(dataDir);
+    if (staleTransfers > 0) log(`removed ${staleTransfers} transfer file(s) older than 24 h (an abandoned move)`);
     const exitReasons = new ExitReasons(); // told of every spawn and asked at every death (OOMKilled)
     runtime = await ProcessRuntime.open({ dataDir, log, exitReasons, ...(config.logMaxBytes ? { logMaxBytes: config.logMaxBytes } : {}) });
     if (closed) return;
@@ -189,6 +192,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       onCommand: (msg) => {
         dispatcher?.dispatch(msg).catch((err: unknown) => log(`command ${msg.id} could not be dispatched: ${messageOf(err)}`));
       },
+      onTransfer: (msg) => answerTransfer(dataDir, msg),
       onAck: (id) => {
         dispatcher?.acknowledged(id).catch((err: unknown) => log(`command ${id}: cannot record its acknowledgement: ${messageOf(err)}`));
       },

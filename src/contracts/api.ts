@@ -168,6 +168,8 @@ export const emptyBody = z.strictObject({});
 
 /** Data operations on envs (issue 3). A version is named by id, or by its number within the env. */
 export const forkBody = z.strictObject({ name: slug.optional() });
+/** `to`: a host of the team, by id or name. */
+export const moveBody = z.strictObject({ to: z.string().min(1).max(200) });
 export const rollbackBody = z.strictObject({ version: z.union([z.string().min(1), z.number().int().min(1)]) });
 export const verifyBody = z.strictObject({ resume: z.boolean().default(false) });
 /** Two forms (checked by the handler): `{image?, command?, env?, ports?}` runs a one-service env;

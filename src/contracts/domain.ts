@@ -46,6 +46,7 @@ export const KIND_PHASES = {
   stop: ['stop', 'verdict'],
   start: ['start', 'health', 'verdict'],
   separate: ['release', 'verdict'],
+  move: ['place', 'snapshot', 'transfer', 'start', 'health', 'switch', 'retire', 'verdict'],
 } as const satisfies Record<string, readonly string[]>;
 export type DeploymentKind = keyof typeof KIND_PHASES;
 export type PhaseName<K extends DeploymentKind = DeploymentKind> = (typeof KIND_PHASES)[K][number];

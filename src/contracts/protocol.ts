@@ -1,8 +1,9 @@
 /**
  * The agent protocol over `/agent/ws` (DESIGN §6). JSON text frames, one message each.
  *
- *   agent → control plane: hello, heartbeat, result, live_status, logs, metrics, incident
- *   control plane → agent: welcome, refused, command, ack
+ *   agent → control plane: hello, heartbeat, result, live_status, logs, metrics, incident,
+ *                          transfer_data, transfer_written
+ *   control plane → agent: welcome, refused, command, ack, transfer_read, transfer_write, transfer_close
  *
  * Commands are persisted by the control plane and delivered at least once; the agent answers each
  * by `id` and applies a command id at most once (a duplicate gets the stored answer, or joins the
@@ -12,6 +13,13 @@
  * A `result` with `ok: false` is an *error* (the agent could not do the work); work that ran and
  * failed (a service failing health) is `ok: true` with an outcome that says so (STYLE "failed vs
  * error").
+ *
+ * Transfers (`env move`, DESIGN §8): an archive one agent made (`env.export`) reaches another
+ * (`env.import`) in chunks the control plane relays over the two agents' connections. It pulls:
+ * `transfer_read` asks the source for the bytes at an offset, `transfer_write` hands them to the
+ * target, and it reads further only as the target confirms writes (transfer-relay.ts keeps a few
+ * chunks in flight), so neither side buffers more than that. Chunks are not persisted: a transfer
+ * cut by a reconnect is started again by its phase, and every write lands at its own offset.
  */
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
@@ -23,6 +31,13 @@ import type { CollectLimits, CollectResult, VerifyRunResult } from './verify.js'
 import { incidentReport, logLine, metricSample, type LogLine } from './telemetry.js';
 
 export const PROTOCOL_VERSION = 1;
+
+/** A transfer's id (`tr_<hex>`): it names the archive file on both agents, so nothing else fits. */
+export const TRANSFER_ID = /^tr_[0-9a-f]{8,64}$/;
+/** The most bytes one `transfer_read` may ask for (base64 in a JSON frame: well under the frame limits). */
+export const TRANSFER_CHUNK_MAX = 1024 * 1024;
+const transferId = z.string().regex(TRANSFER_ID);
+const transferOffset = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 const hostFacts = z.looseObject({
   hostname: z.string(),
@@ -77,6 +92,10 @@ export const agentMessage = z.discriminatedUnion('type', [
     result: z.unknown().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
+  /** The bytes of a transfer's archive at `offset` (base64; empty at its end), or why they could not be read. */
+  z.object({ type: z.literal('transfer_data'), transfer: transferId, offset: transferOffset, data: z.string().max(Math.ceil(TRANSFER_CHUNK_MAX / 3) * 4).optional(), error: z.string().max(2000).optional() }),
+  /** `transfer_write` at `offset` is on disk, or why it is not. */
+  z.object({ type: z.literal('transfer_written'), transfer: transferId, offset: transferOffset, error: z.string().max(2000).optional() }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessage>;
 
@@ -116,13 +135,20 @@ export type ControlMessage =
   | { type: 'refused'; code: string; message: string }
   | { type: 'command'; id: string; kind: CommandKind; payload: unknown }
   /** The result of command `id` is stored (or no longer wanted): the agent may forget it. */
-  | { type: 'ack'; id: string };
+  | { type: 'ack'; id: string }
+  /** Transfers (see the top of this file): read, write, and forget a transfer's archive. */
+  | { type: 'transfer_read'; transfer: string; offset: number; length: number }
+  | { type: 'transfer_write'; transfer: string; offset: number; data: string }
+  | { type: 'transfer_close'; transfer: string };
 
 export const controlMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('welcome'), host_id: z.string(), credential: z.string().optional(), heartbeat_ms: z.number(), live_status_ms: z.number().optional(), metrics_ms: z.number().optional(), incident_threshold: z.number().optional() }),
   z.object({ type: z.literal('refused'), code: z.string(), message: z.string() }),
   z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
   z.object({ type: z.literal('ack'), id: z.string() }),
+  z.object({ type: z.literal('transfer_read'), transfer: transferId, offset: transferOffset, length: z.number().int().min(1).max(TRANSFER_CHUNK_MAX) }),
+  z.object({ type: z.literal('transfer_write'), transfer: transferId, offset: transferOffset, data: z.string().max(Math.ceil(TRANSFER_CHUNK_MAX / 3) * 4) }),
+  z.object({ type: z.literal('transfer_close'), transfer: transferId }),
 ]);
 
 /** Every command the agent understands, with its payload and its result. */
@@ -234,12 +260,40 @@ export interface Commands {
     payload: { env: string };
     result: { snapshots: SnapshotUsage[] };
   };
+  /** Move, on the source host: write snapshot `snapshot` of the env's datasets `volumes` as one
+   *  archive for transfer `transfer` (`btrfs`: a `btrfs send` stream; `tar`: a tar of the snapshot's
+   *  trees, owners kept as numbers). Idempotent: an archive already made is described again. */
+  'env.export': {
+    payload: { env: string; snapshot: string; volumes: string[]; format: ArchiveFormat; transfer: string };
+    result: TransferArchive;
+  };
+  /** Move, on the target host: check the archive written for `transfer` (its size and sha256), unpack
+   *  it as the env's snapshot `snapshot`, make the env's live datasets from it, and give files the
+   *  source's env uid owned to this host's uid of the env. Once the env has services here, nothing is
+   *  imported again (a re-delivery must not replace data they wrote). */
+  'env.import': {
+    payload: { env: string; snapshot: string; transfer: string; format: ArchiveFormat; bytes: number; sha256: string };
+    result: { datasets: string[]; imported_in_ms: number; reowned: number; already: boolean };
+  };
   /** Apply the env's routes and DNS names through the team's providers, from this host (env-edge.ts).
    *  Provider failures are in the result, per provider; the command fails only on a bad payload. */
   'env.edge': {
     payload: EnvEdgePayload;
     result: EnvEdgeResult;
   };
+}
+
+/** How a moved env's datasets travel: `btrfs` send/receive when both hosts have btrfs, else a tar archive. */
+export type ArchiveFormat = 'btrfs' | 'tar';
+
+/** An archive `env.export` wrote: its transfer id, size, sha256 and the datasets it holds. */
+export interface TransferArchive {
+  readonly transfer: string;
+  readonly format: ArchiveFormat;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly datasets: readonly string[];
+  readonly exported_in_ms: number;
 }
 
 export interface SnapshotUsage {
@@ -249,7 +303,7 @@ export interface SnapshotUsage {
   readonly datasets: readonly { readonly name: string; readonly bytes: number; readonly truncated: boolean }[];
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots', 'env.edge'] as const satisfies readonly CommandKind[];
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots', 'env.edge', 'env.export', 'env.import'] as const satisfies readonly CommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

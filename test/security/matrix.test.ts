@@ -107,6 +107,7 @@ describe('cross-team matrix and masking', () => {
       'POST /v1/sandboxes': { from_version: a.version },
       'POST /v1/projects/{project}/deploy': { compose: { services: { web: { command: ['true'] } } }, target: { host: a.host } },
       'POST /v1/envs/{env}/rollback': { version: a.version },
+      'POST /v1/envs/{env}/move': { to: a.host },
       'POST /v1/envs/{env}/replan': { guidance: 'x' },
       'POST /v1/teams': { name: 'charlie' },
       'POST /v1/clouds': { name: 'bee-cloud', provider: 'manual' },
@@ -177,7 +178,7 @@ describe('cross-team matrix and masking', () => {
     expect(posts).toEqual(expect.arrayContaining([
       'POST /v1/envs/{env}/approve', 'POST /v1/envs/{env}/replan', 'POST /v1/envs/{env}/stop', 'POST /v1/envs/{env}/start',
       'POST /v1/envs/{env}/teardown', 'POST /v1/envs/{env}/separate', 'DELETE /v1/envs/{env}/record', 'DELETE /v1/envs/{env}',
-      'POST /v1/envs/{env}/rollback',
+      'POST /v1/envs/{env}/rollback', 'POST /v1/envs/{env}/move',
     ]));
     const before = await snapshotOfA();
     const wrong: string[] = [];

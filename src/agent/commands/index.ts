@@ -7,6 +7,8 @@ import { envCreate } from './env-create.js';
 import { envDestroy } from './env-destroy.js';
 import { envEdge } from './env-edge.js';
 import { envExec } from './env-exec.js';
+import { envExport } from './env-export.js';
+import { envImport } from './env-import.js';
 import { envFork } from './env-fork.js';
 import { envResume } from './env-resume.js';
 import { envRollback } from './env-rollback.js';
@@ -38,6 +40,8 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.prune_snapshots': envPruneSnapshots,
   'env.snapshots': envSnapshots,
   'env.edge': envEdge,
+  'env.export': envExport,
+  'env.import': envImport,
 };
 
 export function isCommandKind(kind: string): kind is CommandKind {

@@ -5,6 +5,8 @@
  * All operations are idempotent where that makes sense (create on an existing dataset, destroy
  * of an unknown env) because commands are delivered at least once.
  */
+import type { ArchiveFormat } from '../../contracts/protocol.js';
+
 export interface DatasetDriver {
   readonly kind: 'copy' | 'btrfs';
   /** Create the live dataset if missing; returns its path. */
@@ -29,4 +31,10 @@ export interface DatasetDriver {
    *  did not exist. Crash-safe: it is first renamed to a hidden name, so it is whole or gone; what
    *  an interrupted removal left under that hidden name goes with the next removal of `snapName`. */
   removeSnapshot(env: string, snapName: string): Promise<boolean>;
+  /** Write the datasets of `names` that snapshot `snapName` holds to `file` as one archive
+   *  (archive-argv.ts); returns the names written. `btrfs` only from the btrfs driver. */
+  exportSnapshot(env: string, snapName: string, names: readonly string[], format: ArchiveFormat, file: string): Promise<string[]>;
+  /** Unpack archive `file` (an `exportSnapshot` of another host) as snapshot `snapName` of `env`,
+   *  replacing one of that name, crash-safe like `snapshot`; returns the dataset names it held. */
+  importSnapshot(env: string, snapName: string, format: ArchiveFormat, file: string): Promise<string[]>;
 }

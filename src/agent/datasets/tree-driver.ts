@@ -8,12 +8,18 @@
  * leaves the old tree or the new one, never a mix. A driver says only how to make a dataset, how
  * to clone a tree (a copy, or a btrfs snapshot) and how to delete one.
  */
-import { mkdir, readdir, rename } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
+import type { ArchiveFormat } from '../../contracts/protocol.js';
+import { runOrThrow } from '../../lib/exec.js';
 import { assertSafeName } from '../files.js';
+import { tarCreate, tarExtract } from './archive-argv.js';
 import type { DatasetDriver } from './dataset-driver.js';
 import { exists, swapInto, tmpName } from './staging.js';
+
+/** An archive of a large dataset takes a while; a stuck `tar` or `btrfs` does not hold the env forever. */
+const ARCHIVE_TIMEOUT_MS = 60 * 60_000;
 
 /** A tree `swapInto` moved aside (`<dest>.old-<hex>`) and had not yet deleted when a crash hit. */
 const RETIRED = /\.old-[0-9a-f]{8}$/;
@@ -35,6 +41,16 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
   protected abstract cloneTree(src: string, dest: string, readOnly: boolean): Promise<void>;
   /** Delete a tree this driver made (idempotent). */
   protected abstract removeTree(p: string): Promise<void>;
+
+  /** Write the trees `paths` as one `btrfs send` stream to `file` (only the btrfs driver can). */
+  protected sendTrees(_paths: readonly string[], _file: string): Promise<void> {
+    return Promise.reject(new DenvError('BAD_REQUEST', 'this host keeps datasets in plain directories: it can archive them as tar, not as a btrfs stream'));
+  }
+
+  /** Make the subvolumes of `btrfs send` stream `file` inside `dir` (only the btrfs driver can). */
+  protected receiveTrees(_file: string, _dir: string): Promise<void> {
+    return Promise.reject(new DenvError('BAD_REQUEST', 'this host keeps datasets in plain directories: it can take a tar archive, not a btrfs stream'));
+  }
 
   protected envDir(env: string): string {
     assertSafeName('env', env);
@@ -110,6 +126,38 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
     const retired = (await readdir(parent).catch(() => [] as string[])).filter((e) => e.startsWith(`.pruned-${snapName}-`));
     for (const e of retired) await this.removeTree(path.join(parent, e));
     return moved;
+  }
+
+  async exportSnapshot(env: string, snapName: string, names: readonly string[], format: ArchiveFormat, file: string): Promise<string[]> {
+    const snap = await this.existingSnapshot(env, snapName);
+    const held: string[] = [];
+    for (const name of names) if (await exists(path.join(snap, name))) held.push(name);
+    if (format === 'btrfs') await this.sendTrees(held.map((name) => path.join(snap, name)), file);
+    // tar refuses to write an archive of nothing; an empty file is the archive of no dataset.
+    else if (held.length === 0) await writeFile(file, '');
+    else await runOrThrow(tarCreate(file, snap, held), { timeoutMs: ARCHIVE_TIMEOUT_MS });
+    return held;
+  }
+
+  async importSnapshot(env: string, snapName: string, format: ArchiveFormat, file: string): Promise<string[]> {
+    const dest = this.snapshotDir(env, snapName);
+    await mkdir(path.dirname(dest), { recursive: true });
+    const staged = path.join(path.dirname(dest), tmpName(`import-${snapName}`));
+    await mkdir(staged);
+    try {
+      if (format === 'btrfs') await this.receiveTrees(file, staged);
+      else if ((await stat(file)).size > 0) await runOrThrow(tarExtract(file, staged), { timeoutMs: ARCHIVE_TIMEOUT_MS });
+      // Only datasets: an archive holding anything but directories named as datasets is refused.
+      for (const entry of await readdir(staged)) {
+        assertSafeName('dataset', entry);
+        if (!(await stat(path.join(staged, entry))).isDirectory()) throw new DenvError('BAD_REQUEST', `the archive holds ${entry}, which is not a dataset directory`);
+      }
+      await swapInto(staged, dest, (p) => this.removeTree(p));
+    } catch (err) {
+      await this.removeTree(staged);
+      throw err;
+    }
+    return (await this.snapshotDatasets(env, snapName)).map((d) => d.name);
   }
 
   private async existingSnapshot(env: string, snapName: string): Promise<string> {

@@ -43,6 +43,27 @@ export async function ownTree(root: string, identity: Identity): Promise<void> {
 }
 
 /**
+ * Files a moved env brought from another host (`env.import`): what that host's uid of the env
+ * owned (a uid in denv's dynamic range) becomes this host's uid of the env; owners outside the
+ * range (a `user:` such as postgres, root) are kept as they are. Children first, never following
+ * a link, as ownTree. Returns how many entries changed owner.
+ */
+export async function reownMovedTree(root: string, identity: Identity, range: { readonly min: number; readonly max: number }): Promise<number> {
+  const info = await lstat(root).catch(() => null);
+  if (!info) return 0;
+  let changed = 0;
+  if (info.isDirectory()) for (const entry of await readdir(root)) changed += await reownMovedTree(path.join(root, entry), identity, range);
+  const inRange = (id: number) => id >= range.min && id <= range.max;
+  const uid = inRange(info.uid) ? identity.uid : info.uid;
+  const gid = inRange(info.gid) ? identity.gid : info.gid;
+  if (uid !== info.uid || gid !== info.gid) {
+    await lchown(root, uid, gid);
+    changed++;
+  }
+  return changed;
+}
+
+/**
  * Throws AGENT_ERROR naming the first directory on the way to `target` that `identity` cannot
  * pass (no search permission for it), so a start fails with the reason instead of EACCES.
  */

@@ -63,6 +63,13 @@ export class ServiceIdentities {
     return { uid, gid: uid, name: null };
   }
 
+  /** The uid services of `env` run as when they name no `user:` (null: this agent runs everything as itself). */
+  async envIdentity(env: string): Promise<Identity | null> {
+    if (!this.uids) return null;
+    const uid = await this.uids.uidFor(env);
+    return { uid, gid: uid, name: null };
+  }
+
   /**
    * The verifier of `verify` in grader env `env`: a uid of its own, so the code under test
    * (running in the grader fork as the grader's uid) can neither read its environment nor touch

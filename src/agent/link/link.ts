@@ -13,12 +13,13 @@
  *
  * Frames are handled one at a time in arrival order; invalid ones are logged and ignored. An
  * `ack` (the control plane stored a result) goes to `onAck`; each heartbeat tick also calls
- * `onHeartbeat`, where the agent sends again results still waiting for their ack.
+ * `onHeartbeat`, where the agent sends again results still waiting for their ack. Transfer frames
+ * (`env move`) go to `onTransfer` and are answered on the connection they came on.
  */
 import WebSocket from 'ws';
 import type { HostFacts } from '../../contracts/domain.js';
 import { messageOf } from '../../contracts/errors.js';
-import { PROTOCOL_VERSION, controlMessage, type AgentMessage } from '../../contracts/protocol.js';
+import { PROTOCOL_VERSION, controlMessage, type AgentMessage, type ControlMessage } from '../../contracts/protocol.js';
 import { describeZodError } from '../../contracts/validation.js';
 import type { CommandMessage } from '../commands/dispatch.js';
 import { backoffDelay, RECONNECT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -37,6 +38,8 @@ export interface LinkOptions {
   readonly onCommand: (msg: CommandMessage) => void;
   /** The control plane stored the result of command `id`. */
   readonly onAck?: (id: string) => void;
+  /** A transfer frame (`env move`): the answer is sent back on the connection (null: none). */
+  readonly onTransfer?: (msg: TransferFrame) => Promise<AgentMessage | null>;
   /** Every heartbeat while welcomed. */
   readonly onHeartbeat?: () => void;
   /** What each heartbeat says besides itself (the datasets' free disk). */
@@ -45,6 +48,8 @@ export interface LinkOptions {
   /** The control plane said this host was removed (`refused` HOST_REMOVED): the link has stopped. */
   readonly onRemoved?: (message: string) => void;
 }
+
+export type TransferFrame = Extract<ControlMessage, { type: 'transfer_read' | 'transfer_write' | 'transfer_close' }>;
 
 /** A connection that has heard nothing (not even a pong) for this many heartbeats is dead. */
 const MISSED_HEARTBEATS = 3;
@@ -198,6 +203,13 @@ export class AgentLink {
       case 'ack':
         this.opts.onAck?.(msg.id);
         return;
+      case 'transfer_read':
+      case 'transfer_write':
+      case 'transfer_close': {
+        const reply = await this.opts.onTransfer?.(msg);
+        if (reply && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
+        return;
+      }
     }
   }
 

@@ -29,12 +29,16 @@ export async function collectLiveStatus(ctx: AgentContext, env: string): Promise
     const probe = rec.held ? { ok: false, detail: 'paused (frozen by verify until env.resume)' } : rec.state === 'running'
       ? await probeOnce(rec.spec.health, { service: rec.service, port: rec.port, cwd, env: vars, prefix, exitOf: () => ctx.runtime.exitOf(rec) })
       : { ok: false, detail: rec.state };
+    // A one-shot that ran to success (an `init` others wait for with service_completed_successfully)
+    // is done, not down: nothing of it is desired any more, so it never makes its env degraded.
+    const exit = rec.state === 'exited' ? (rec.last_exit ?? rec.exit ?? null) : null;
+    const completed = exit?.code === 0 && rec.spec.restart !== 'always' && rec.spec.restart !== 'unless-stopped';
     workloads.push({
       service: rec.service,
       version: rec.version,
-      desired: 1,
+      desired: completed ? 0 : 1,
       ready: probe.ok ? 1 : 0,
-      detail: probe.detail,
+      detail: completed ? 'completed (exit code 0)' : probe.detail,
       runtime: 'process',
       command: rec.spec.command ? [...rec.spec.command] : null,
       image: rec.spec.image,

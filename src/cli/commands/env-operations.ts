@@ -1,5 +1,5 @@
 /**
- * `denv env fork | snapshot | rollback | verify | destroy <env>`: start the operation (202
+ * `denv env fork | snapshot | rollback | verify | move | destroy <env>`: start the operation (202
  * `{deployment, env}`) and, with `--watch`, follow its phases to the end (exit 0 only if it
  * succeeded) — the same printer as `deployment watch`. `env ls --watch` lives in env.ts.
  */
@@ -59,6 +59,19 @@ export function registerEnvOperations(env: Command): void {
     const client = clientFor(cmd);
     const body = opts.name !== undefined ? { name: opts.name } : {};
     await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/fork`, body), opts);
+  });
+
+  withWatch(
+    env
+      .command('move')
+      .description('move the env, data included, to another host: snapshot, transfer, start there, switch, remove the old copy')
+      .argument('<env>', ENV_ARG_DESCRIPTION)
+      .requiredOption('--to <host>', 'the host to move to (id or name, see `denv hosts ls`)')
+      .addHelpText('after', examples('denv env move shop/production --to web-2 --watch', 'denv env move env_0123abcd --to host_89abcdef --json')),
+  ).action(async (id: string, _o: unknown, cmd: Command) => {
+    const opts = optionsOf<WatchFlags & { to: string }>(cmd);
+    const client = clientFor(cmd);
+    await reportOperation(client, await client.post<OperationAnswer>(`/v1/envs/${seg(await resolveEnvId(client, id))}/move`, { to: opts.to }), opts);
   });
 
   withWatch(

@@ -1,10 +1,10 @@
 /**
- * The data operations on an env (issue 3): snapshot, fork, rollback, verify, and DELETE (destroy).
+ * The data operations on an env (issue 3): snapshot, fork, rollback, verify, move (issue 14), and DELETE (destroy).
  * Each checks what it can before writing anything, then creates its deployment (202
  * `{deployment, env}`; for fork `env` is the new env) in one transaction and kicks the engine.
  */
 import { OPERATION_FROM } from '../lifecycle/state-machine.js';
-import { emptyBody, forkBody, rollbackBody, verifyBody } from '../../contracts/api.js';
+import { emptyBody, forkBody, moveBody, rollbackBody, verifyBody } from '../../contracts/api.js';
 import { DenvError } from '../../contracts/errors.js';
 import { runAction } from './env-lifecycle.js';
 import { createDeployment } from '../operations/create-deployment.js';
@@ -41,6 +41,17 @@ async function currentVersion(db: Db, env: EnvRow, what: string): Promise<Versio
   const version = env.current_version ? await loadVersion(db, env.current_version) : undefined;
   if (!version) throw new DenvError('CONFLICT', `env ${env.name} (${env.id}) has no current version to ${what}`);
   return version;
+}
+
+/** The host a move goes to: a host of the team that is not removed, by id or (unique) name. */
+async function moveTarget(db: Db, team: string, ref: string): Promise<{ id: string; name: string; drained: boolean }> {
+  const rows = await db.query<{ id: string; name: string; drained: boolean }>(
+    "select id, name, drained_at is not null as drained from hosts where team = $1 and (id = $2 or name = $2) and status <> 'removed'",
+    [team, ref],
+  );
+  if (rows.length === 0) throw new DenvError('NOT_FOUND', `host "${ref}" not found in this team`);
+  if (rows.length > 1) throw new DenvError('CONFLICT', `${rows.length} hosts are named "${ref}": give the host's id (${rows.map((r) => r.id).join(', ')})`);
+  return rows[0]!;
 }
 
 /** The rollback target: `ref` is a version id or the version's number in this env. 409 with the
@@ -104,6 +115,20 @@ export const envOperationRoutes = [
         if (!version.spec.agent) throw new DenvError('BAD_REQUEST', `x-denv.agent.service: required for verify (the spec of the current version ${version.id} has none)`);
         if (!version.spec.verifier) throw new DenvError('BAD_REQUEST', `x-denv.verifier: required for verify (the spec of the current version ${version.id} has none)`);
         const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'verify', params: { resume: body?.resume ?? false } });
+        return { deployment: toDeployment(dep), env: toEnv(env) };
+      });
+    },
+  }),
+  route({
+    method: 'POST', url: '/v1/envs/:env/move', summary: "Move the env, data included, to another host of the team (202): snapshot, transfer, start there, switch, retire the old copy", body: moveBody, status: 202,
+    async handler({ db, bus }, { auth, params, body }) {
+      return startOperation({ db, bus }, async (tx) => {
+        const env = await operableEnv(tx, auth.team, params.env!, 'move');
+        await currentVersion(tx, env, 'move');
+        const host = await moveTarget(tx, auth.team, body.to);
+        if (host.id === env.host) throw new DenvError('CONFLICT', `env ${env.name} (${env.id}) already runs on host ${host.name} (${host.id})`);
+        if (host.drained) throw new DenvError('CONFLICT', `host ${host.name} (${host.id}) is drained: it takes no env (\`denv hosts undrain ${host.id}\`)`);
+        const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'move', params: { to: host.id } });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });
     },

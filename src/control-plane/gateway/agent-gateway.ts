@@ -18,6 +18,7 @@ import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { Bus } from '../bus.js';
 import type { Notifier } from '../store/notifier.js';
+import { TransferCalls } from './transfer-calls.js';
 import { acceptTelemetry } from '../telemetry/intake.js';
 
 export interface GatewayOptions {
@@ -107,6 +108,8 @@ export interface CallOptions {
 
 export class AgentGateway {
   private readonly sockets = new Map<string, WebSocket>();
+  /** Transfer frames waiting for an agent's answer (`env move`). */
+  private readonly transfers = new TransferCalls();
   /** Sockets not welcomed yet (admission limits). */
   private unauthenticated = 0;
   /** Token bucket of hello checks (refilled at `hellosPerSecond`). */
@@ -282,6 +285,7 @@ export class AgentGateway {
         else if (msg.type === 'live_status') await this.liveStatus(hostId, msg);
         else if (msg.type === 'output') await this.output(hostId, msg);
         else if (msg.type === 'logs' || msg.type === 'metrics' || msg.type === 'incident') await acceptTelemetry(this.opts.db, this.opts.bus, hostId, msg);
+        else if (msg.type === 'transfer_data' || msg.type === 'transfer_written') this.transfers.answered(hostId, msg);
       })().catch((err) => this.opts.log(`gateway: ${messageOf(err)}`));
     });
     ws.on('close', () => {
@@ -289,6 +293,7 @@ export class AgentGateway {
       if (hostId && this.sockets.get(hostId) === ws) {
         const id = hostId;
         this.sockets.delete(id);
+        this.transfers.closed(id);
         void this.opts.db
           .query('update hosts set connected_to = null where id = $1 and connected_to = $2', [id, this.opts.replica])
           .then(() => this.opts.notifier.notify('denv_host', id))
@@ -433,6 +438,34 @@ export class AgentGateway {
   private async resendOpen(hostId: string): Promise<void> {
     const open = await this.opts.db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where host = $1 and status in ('pending', 'sent') order by created_at`, [hostId]);
     for (const c of open) await this.write(c);
+  }
+
+  /** The socket this replica holds for `hostId`, for a transfer (relayed by the replica holding both hosts). */
+  private transferSocket(hostId: string): WebSocket {
+    const ws = this.sockets.get(hostId);
+    if (!ws || ws.readyState !== ws.OPEN) {
+      throw new DenvError('AGENT_UNREACHABLE', `host ${hostId} is not connected to this control plane replica (a move is relayed by the replica both hosts are connected to)`);
+    }
+    return ws;
+  }
+
+  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end). */
+  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<Buffer> {
+    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_read', transfer, offset, length });
+    if (reply.type !== 'transfer_data' || reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
+    return Buffer.from(reply.data ?? '', 'base64');
+  }
+
+  /** Write `data` at `offset` of transfer `transfer`'s archive on `hostId`; resolves once it is on disk. */
+  async transferWrite(hostId: string, transfer: string, offset: number, data: Buffer): Promise<void> {
+    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data: data.toString('base64') });
+    if (reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not write transfer ${transfer} at ${offset}: ${reply.error}`);
+  }
+
+  /** The transfer is over: `hostId` removes its files (best effort: an agent sweeps what is left a day later). */
+  transferClose(hostId: string, transfer: string): void {
+    const ws = this.sockets.get(hostId);
+    if (ws && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'transfer_close', transfer } satisfies ControlMessage));
   }
 
   /** Another replica asked for this command to be sent: send it if this replica holds the host. */

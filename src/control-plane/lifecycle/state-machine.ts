@@ -77,4 +77,6 @@ export const OPERATION_FROM = {
   fork: ['running', 'degraded', 'stopped', 'failed'],
   rollback: ['running', 'degraded', 'failed'],
   verify: ['running', 'degraded'],
+  // A move starts the env on another host from a snapshot of it serving here.
+  move: ['running', 'degraded'],
 } as const satisfies Record<string, readonly EnvStatus[]>;

@@ -81,9 +81,10 @@ export class Engine {
     if (this.sweeping || this.stopped) return;
     this.sweeping = true;
     try {
-      const claimed = await this.opts.db.tx((tx) =>
-        tx.query<{ id: string }>(
-          `update deployments set lease_owner = $1, lease_until = now() + ($2 || ' milliseconds')::interval
+      // One statement is its own transaction (its row locks last until it ends); wrapped in
+      // begin/commit it held the embedded database's one connection for two more round trips.
+      const claimed = await this.opts.db.query<{ id: string }>(
+        `update deployments set lease_owner = $1, lease_until = now() + ($2 || ' milliseconds')::interval
            where id in (
              select d.id from deployments d join envs e on e.id = d.env
              where d.status in ('pending', 'running')
@@ -94,8 +95,7 @@ export class Engine {
              limit 20
              for update of d skip locked)
            returning id`,
-          [this.owner, String(this.opts.leaseMs)],
-        ),
+        [this.owner, String(this.opts.leaseMs)],
       );
       for (const { id } of claimed) {
         if (this.running.has(id) || this.stopped) continue;

@@ -7,6 +7,7 @@ import type { DeploymentKind } from '../../contracts/domain.js';
 import { DEPLOY_PHASES } from './deploy/index.js';
 import { DESTROY_PHASES } from './destroy/index.js';
 import { FORK_PHASES } from './fork/index.js';
+import { MOVE_PHASES } from './move/index.js';
 import type { PhaseDef } from './phase.js';
 import { ROLLBACK_PHASES } from './rollback/index.js';
 import { SEPARATE_PHASES } from './separate/index.js';
@@ -25,4 +26,5 @@ export const KIND_DEFS: Partial<Record<DeploymentKind, readonly PhaseDef[]>> = {
   stop: STOP_PHASES,
   start: START_PHASES,
   separate: SEPARATE_PHASES,
+  move: MOVE_PHASES,
 };

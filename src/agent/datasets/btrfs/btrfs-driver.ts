@@ -9,16 +9,19 @@
  * tree's subvolumes are deleted with `btrfs subvolume delete` (a read-only snapshot cannot be
  * emptied with unlink). Subvolumes a service nests inside its own dataset are not supported.
  */
-import { lstat, mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runOrThrow } from '../../../lib/exec.js';
 import { exists } from '../staging.js';
 import { TreeDatasetDriver } from '../tree-driver.js';
+import { btrfsReceive, btrfsSend } from '../archive-argv.js';
 import { subvolumeCreate, subvolumeDelete, subvolumeSnapshot } from './btrfs-argv.js';
 
 /** The inode number of every subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID). */
 const SUBVOLUME_ROOT_INO = 256;
 const BTRFS_TIMEOUT_MS = 60_000;
+/** send and receive carry the data itself: as long as a large dataset takes. */
+const STREAM_TIMEOUT_MS = 60 * 60_000;
 
 async function isSubvolume(p: string): Promise<boolean> {
   const info = await lstat(p).catch(() => null);
@@ -79,5 +82,16 @@ export class BtrfsDatasetDriver extends TreeDatasetDriver {
 
   protected removeTree(p: string): Promise<void> {
     return removeTree(p);
+  }
+
+  protected override async sendTrees(paths: readonly string[], file: string): Promise<void> {
+    // No subvolume to send: an empty file, which receiveTrees reads as no dataset.
+    if (paths.length === 0) await writeFile(file, '');
+    else await runOrThrow(btrfsSend(file, paths), { timeoutMs: STREAM_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
+  }
+
+  protected override async receiveTrees(file: string, dir: string): Promise<void> {
+    if ((await stat(file)).size === 0) return;
+    await runOrThrow(btrfsReceive(file, dir), { timeoutMs: STREAM_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
   }
 }

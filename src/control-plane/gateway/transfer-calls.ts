@@ -1,0 +1,60 @@
+/**
+ * Transfer frames (`env move`, contracts/protocol.ts "Transfers") the control plane sends to an
+ * agent and the answers it waits for. Unlike commands they are not persisted: a frame is asked
+ * for on the socket this replica holds, and a socket that closes fails every frame open on it
+ * (the move's transfer phase then starts again from its beginning; writes land at their offsets).
+ */
+import type WebSocket from 'ws';
+import { DenvError } from '../../contracts/errors.js';
+import type { AgentMessage, ControlMessage } from '../../contracts/protocol.js';
+
+type Reply = Extract<AgentMessage, { type: 'transfer_data' | 'transfer_written' }>;
+type Request = Extract<ControlMessage, { type: 'transfer_read' | 'transfer_write' }>;
+
+/** An agent that has not answered a chunk in this long is stuck (a chunk is at most 1 MiB). */
+export const TRANSFER_FRAME_TIMEOUT_MS = 60_000;
+
+const keyOf = (host: string, type: Reply['type'], transfer: string, offset: number) => `${host} ${type} ${transfer} ${offset}`;
+
+export class TransferCalls {
+  private readonly open = new Map<string, { host: string; resolve(r: Reply): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+
+  /** Send `msg` on `ws` (host `host`'s socket) and wait for its answer. */
+  request(host: string, ws: WebSocket, msg: Request, timeoutMs = TRANSFER_FRAME_TIMEOUT_MS): Promise<Reply> {
+    const key = keyOf(host, msg.type === 'transfer_read' ? 'transfer_data' : 'transfer_written', msg.transfer, msg.offset);
+    return new Promise<Reply>((resolve, reject) => {
+      this.open.get(key)?.reject(new DenvError('CONFLICT', `transfer ${msg.transfer}: offset ${msg.offset} asked for again`));
+      const timer = setTimeout(() => {
+        this.open.delete(key);
+        reject(new DenvError('TIMEOUT', `host ${host} did not answer ${msg.type} of transfer ${msg.transfer} at offset ${msg.offset} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.open.set(key, { host, resolve, reject, timer });
+      ws.send(JSON.stringify(msg), (err) => {
+        if (!err) return;
+        clearTimeout(timer);
+        this.open.delete(key);
+        reject(new DenvError('AGENT_UNREACHABLE', `host ${host}: ${err.message}`));
+      });
+    });
+  }
+
+  /** An answer from `host`; one nobody waits for (late, after a timeout) is dropped. */
+  answered(host: string, reply: Reply): void {
+    const key = keyOf(host, reply.type, reply.transfer, reply.offset);
+    const waiter = this.open.get(key);
+    if (!waiter) return;
+    this.open.delete(key);
+    clearTimeout(waiter.timer);
+    waiter.resolve(reply);
+  }
+
+  /** `host`'s socket closed: every frame open on it fails. */
+  closed(host: string): void {
+    for (const [key, w] of this.open) {
+      if (w.host !== host) continue;
+      this.open.delete(key);
+      clearTimeout(w.timer);
+      w.reject(new DenvError('AGENT_UNREACHABLE', `host ${host} disconnected during a transfer`));
+    }
+  }
+}
