@@ -47,7 +47,8 @@ const hostFacts = z.looseObject({
   dataset_driver: z.enum(['btrfs', 'copy']),
   agent_version: z.string(),
   public_ip: z.array(z.string().max(64)).max(8).optional(),
-  address: z.string().max(64).optional(),
+  // An IP address or a DNS name (an ssh cloud's machine may be named by one): up to 253 characters.
+  address: z.string().max(253).optional(),
   cpus: z.number().int().min(1).max(100_000).optional(),
   memory_bytes: z.number().int().min(0).optional(),
   /** The disk that holds the agent's datasets: its size and what is free (free is refreshed by each heartbeat). */

@@ -5,10 +5,11 @@
  * of the team's. The ssh cloud uploads this installation to it, installs the agent as a service
  * (denv's supervisor: no systemd here) with a single-use key, and the agent dials the control
  * plane at the URL the cloud was given (bridged into the namespace by test/helpers/netns-bridge.ts).
- * Each env answers on its own machine's address; destroying an env deprovisions its machine; a
- * changed host key is refused. Needs root, iproute2, iptables and openssh-server (.ci/run installs them).
+ * Each env answers on its own machine's address; PostgreSQL from Debian's packages, deployed on a
+ * local machine, moves with its rows to the ssh machine (`denv env move`); destroying an env
+ * deprovisions its machine; a changed host key is refused. Needs root, iproute2, iptables and openssh-server (.ci/run installs them).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,7 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import { makeNamespace, namespaceExists, namespacePlan, removeNamespace, type NamespacePlan } from '../../src/control-plane/clouds/local/netns.js';
 import type { Deployment } from '../../src/contracts/domain.js';
 import { run } from '../../src/lib/exec.js';
+import { loadComposeFile } from '../../src/cli/load-compose-file.js';
 import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
 import { bridgeIntoNamespace, type NetnsBridge } from '../helpers/netns-bridge.js';
@@ -26,6 +28,7 @@ import { freshDataDir } from '../helpers/stores.js';
 
 const HELLO = fileURLToPath(new URL('../../examples/hello', import.meta.url));
 const HELLO_COMPOSE = { services: { web: { command: ['node', 'server.js'], working_dir: HELLO, 'x-denv': { health: { path: '/healthz' } } } } };
+const PG_EXAMPLE = fileURLToPath(new URL('../../examples/postgres/compose.yaml', import.meta.url));
 // Subnets of this file's own: the local cloud's, and the one the ssh machine's namespace takes.
 const LOCAL_SUBNET = '10.231.204.0/24';
 const BOX_SUBNET = '10.231.205.0/28';
@@ -44,6 +47,8 @@ describe('a fleet: two local machines and one over ssh', () => {
   let sshd: Sshd;
   let bridge: NetnsBridge;
   const work = mkdtempSync(join(tmpdir(), 'denv-fleet-'));
+  // The ssh machine's install dir is in here, and its datasets below it: services' users pass through.
+  chmodSync(work, 0o711);
   const installDir = join(work, 'box', 'denv');
   const dataDir = join(freshDataDir(), 'cp');
   const namespaces = new Set<string>();
@@ -100,6 +105,35 @@ describe('a fleet: two local machines and one over ssh', () => {
       expect(env.endpoints[0].url).toMatch(new RegExp(`^http://${addresses[i]!.replace(/\./g, '\\.')}:\\d+$`));
       expect(await (await fetch(env.endpoints[0].url)).text()).toMatch(/^Hello from denv! version ver_/);
     }
+
+    // Real software across machines: PostgreSQL from Debian's packages on the first local machine,
+    // rows written there (it listens on the machine's own loopback: psql runs in its namespace),
+    // then moved with its data to the ssh machine, where the rows are read and written.
+    const pgRes = await api.post('/v1/projects/hello/deploy', { compose: (await loadComposeFile(PG_EXAMPLE, { env: { PG_FSYNC: 'off' } })).model, env: 'pg', target: { host: hostIds[0] } });
+    const pg = await api.finished(pgRes.body.deployment.id, 240_000);
+    expect(pg.status, pg.error ?? '').toBe('succeeded');
+    const psqlIn = async (ns: string, sql: string) => {
+      const env = (await api.get(`/v1/envs/${pg.env}`)).body;
+      const port = new URL(env.endpoints.find((e: { service: string }) => e.service === 'db').url).port;
+      const r = await run(['ip', 'netns', 'exec', ns, 'psql', '-h', '127.0.0.1', '-p', port, '-U', 'postgres', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], { timeoutMs: 20_000 });
+      if (r.exitCode !== 0) throw new Error(`psql in ${ns}: ${r.stderr}`);
+      return r.stdout.trim();
+    };
+    const firstNs = evidence(one, 'provision').ref as string;
+    await psqlIn(firstNs, 'create table t (n int); insert into t select generate_series(1, 1000)');
+    const moveRes = await api.post(`/v1/envs/${pg.env}/move`, { to: hostIds[2] });
+    expect(moveRes.status, JSON.stringify(moveRes.body)).toBe(202);
+    const moved = await api.finished(moveRes.body.deployment.id, 240_000);
+    expect(moved.status, moved.error ?? '').toBe('succeeded');
+    expect(evidence(moved, 'transfer')).toMatchObject({ format: 'tar', datasets: ['pgdata'] });
+    const pgEnv = (await api.get(`/v1/envs/${pg.env}`)).body;
+    expect(pgEnv.host).toBe(hostIds[2]);
+    expect(pgEnv.endpoints[0].url).toMatch(new RegExp(`^http://${box.ip.replace(/\./g, '\\.')}:\\d+$`));
+    expect(await psqlIn(box.ns, 'select count(*), sum(n) from t')).toBe('1000|500500');
+    await psqlIn(box.ns, 'insert into t values (0)');
+    // Gone from the ssh machine again, so that machine can be deprovisioned below.
+    const pgGone = await api.req('DELETE', `/v1/envs/${pg.env}`);
+    expect((await api.finished(pgGone.body.deployment.id)).status).toBe('succeeded');
 
     // The ssh machine: denv lives in install_dir, kept running by the supervisor (no systemd here);
     // its host key was pinned at first use.

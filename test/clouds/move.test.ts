@@ -104,9 +104,9 @@ describe.each(['btrfs', 'copy'] as const)('env move of PostgreSQL between two ho
     expect(transfer.format).toBe(driver === 'btrfs' ? 'btrfs' : 'tar');
     expect(transfer.datasets).toEqual(['pgdata']);
     expect(transfer.sha256).toMatch(/^[0-9a-f]{64}$/);
-    // A PostgreSQL cluster with 5000 rows is tens of MB; it crossed in chunks of at most 512 KiB.
+    // A PostgreSQL cluster with 5000 rows is tens of MB; it crossed in chunks of at most 1 MiB.
     expect(transfer.bytes).toBeGreaterThan(10 * 1024 ** 2);
-    expect(transfer.chunks).toBe(Math.ceil(transfer.bytes / (512 * 1024)));
+    expect(transfer.chunks).toBe(Math.ceil(transfer.bytes / (1024 * 1024)));
     expect(ev('switch')).toMatchObject({ from: h.hostId, to: second.id });
     expect(ev('verdict')).toMatchObject({ runs_on: second.id, bytes: transfer.bytes });
 

@@ -8,7 +8,7 @@
  * leaves the old tree or the new one, never a mix. A driver says only how to make a dataset, how
  * to clone a tree (a copy, or a btrfs snapshot) and how to delete one.
  */
-import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
 import type { ArchiveFormat } from '../../contracts/protocol.js';
@@ -150,7 +150,8 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
       // Only datasets: an archive holding anything but directories named as datasets is refused.
       for (const entry of await readdir(staged)) {
         assertSafeName('dataset', entry);
-        if (!(await stat(path.join(staged, entry))).isDirectory()) throw new DenvError('BAD_REQUEST', `the archive holds ${entry}, which is not a dataset directory`);
+        // lstat: a link named like a dataset would make the live dataset point anywhere on this host.
+        if (!(await lstat(path.join(staged, entry))).isDirectory()) throw new DenvError('BAD_REQUEST', `the archive holds ${entry}, which is not a dataset directory`);
       }
       await swapInto(staged, dest, (p) => this.removeTree(p));
     } catch (err) {

@@ -84,7 +84,7 @@ export async function sweepTransfers(dataDir: string, now = Date.now()): Promise
     const p = path.join(dir, name);
     const info = await stat(p).catch(() => null);
     if (info && now - info.mtimeMs > STALE_MS) {
-      await rm(p, { force: true });
+      await rm(p, { recursive: true, force: true });
       removed++;
     }
   }

@@ -253,6 +253,9 @@ export class Clouds {
         if (m.host) await markRemoved(tx, { id: m.host, team: m.team }, { machine: m.id });
         await appendEvent(tx, { team: m.team, subject: `cloud:${m.cloud}`, type: 'host.deprovisioned', data: { machine: m.id, name: m.name, host: m.host, ref: m.ref } });
       });
+      // A machine whose deployment gave up before `join` ran (cancelled, or the control plane
+      // restarted) left its end watched: it is gone now.
+      this.ends.delete(m.id);
       if (m.host) await this.deps.hostChanged(m.host);
       this.deps.log(`deprovisioned ${m.name} (cloud ${m.cloud_name}${m.host ? `, host ${m.host}` : ', never joined'})`);
     }

@@ -449,16 +449,17 @@ export class AgentGateway {
     return ws;
   }
 
-  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end). */
-  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<Buffer> {
+  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end), still base64 as they came. */
+  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<{ bytes: number; base64: string }> {
     const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_read', transfer, offset, length });
     if (reply.type !== 'transfer_data' || reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
-    return Buffer.from(reply.data ?? '', 'base64');
+    const base64 = reply.data ?? '';
+    return { bytes: Buffer.byteLength(base64, 'base64'), base64 };
   }
 
-  /** Write `data` at `offset` of transfer `transfer`'s archive on `hostId`; resolves once it is on disk. */
-  async transferWrite(hostId: string, transfer: string, offset: number, data: Buffer): Promise<void> {
-    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data: data.toString('base64') });
+  /** Write `base64`'s bytes at `offset` of transfer `transfer`'s archive on `hostId`; resolves once they are on disk. */
+  async transferWrite(hostId: string, transfer: string, offset: number, base64: string): Promise<void> {
+    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data: base64 });
     if (reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not write transfer ${transfer} at ${offset}: ${reply.error}`);
   }
 
