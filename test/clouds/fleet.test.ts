@@ -126,6 +126,9 @@ describe('a fleet: two local machines and one over ssh', () => {
     const moved = await api.finished(moveRes.body.deployment.id, 240_000);
     expect(moved.status, moved.error ?? '').toBe('succeeded');
     expect(evidence(moved, 'transfer')).toMatchObject({ format: 'tar', datasets: ['pgdata'] });
+    // Nothing of it is left on the first machine: its postmaster stopped, its dataset and both
+    // snapshots (the deploy's and the move's) deleted.
+    expect(evidence(moved, 'retire')).toMatchObject({ host: hostIds[0], removed: { processes: 1, datasets: 1, snapshots: 2 } });
     const pgEnv = (await api.get(`/v1/envs/${pg.env}`)).body;
     expect(pgEnv.host).toBe(hostIds[2]);
     expect(pgEnv.endpoints[0].url).toMatch(new RegExp(`^http://${box.ip.replace(/\./g, '\\.')}:\\d+$`));
