@@ -17,8 +17,10 @@
  * Transfers (`env move`, DESIGN §8): an archive one agent made (`env.export`) reaches another
  * (`env.import`) in chunks the control plane relays over the two agents' connections. It pulls:
  * `transfer_read` asks the source for the bytes at an offset, `transfer_write` hands them to the
- * target, and it reads further only as the target confirms writes (transfer-relay.ts keeps a few
- * chunks in flight), so neither side buffers more than that. Chunks are not persisted: a transfer
+ * target, and it reads further only as the target confirms writes (operations/move/relay.ts keeps
+ * a few chunks in flight), so neither side buffers more than that. The chunks themselves —
+ * `transfer_data` answering a read, and `transfer_write` — are *binary* frames (binary-frame.ts:
+ * a JSON header, then the bytes); everything else is text. Chunks are not persisted: a transfer
  * cut by a reconnect is started again by its phase, and every write lands at its own offset.
  */
 import { z } from 'zod';
@@ -93,8 +95,8 @@ export const agentMessage = z.discriminatedUnion('type', [
     result: z.unknown().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
-  /** The bytes of a transfer's archive at `offset` (base64; empty at its end), or why they could not be read. */
-  z.object({ type: z.literal('transfer_data'), transfer: transferId, offset: transferOffset, data: z.string().max(Math.ceil(TRANSFER_CHUNK_MAX / 3) * 4).optional(), error: z.string().max(2000).optional() }),
+  /** Why the bytes of a transfer's archive at `offset` could not be read (the bytes come as a binary frame: transferDataHeader). */
+  z.object({ type: z.literal('transfer_data'), transfer: transferId, offset: transferOffset, error: z.string().max(2000) }),
   /** `transfer_write` at `offset` is on disk, or why it is not. */
   z.object({ type: z.literal('transfer_written'), transfer: transferId, offset: transferOffset, error: z.string().max(2000).optional() }),
 ]);
@@ -139,7 +141,7 @@ export type ControlMessage =
   | { type: 'ack'; id: string }
   /** Transfers (see the top of this file): read, write, and forget a transfer's archive. */
   | { type: 'transfer_read'; transfer: string; offset: number; length: number }
-  | { type: 'transfer_write'; transfer: string; offset: number; data: string }
+  | { type: 'transfer_write'; transfer: string; offset: number; data: Buffer }
   | { type: 'transfer_close'; transfer: string };
 
 export const controlMessage = z.discriminatedUnion('type', [
@@ -148,9 +150,13 @@ export const controlMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), id: z.string(), kind: z.string(), payload: z.unknown() }),
   z.object({ type: z.literal('ack'), id: z.string() }),
   z.object({ type: z.literal('transfer_read'), transfer: transferId, offset: transferOffset, length: z.number().int().min(1).max(TRANSFER_CHUNK_MAX) }),
-  z.object({ type: z.literal('transfer_write'), transfer: transferId, offset: transferOffset, data: z.string().max(Math.ceil(TRANSFER_CHUNK_MAX / 3) * 4) }),
   z.object({ type: z.literal('transfer_close'), transfer: transferId }),
 ]);
+
+/** Headers of the binary frames (binary-frame.ts): the bytes of the archive at `offset`, read from
+ *  the source (agent → control plane) or to be written on the target (control plane → agent). */
+export const transferDataHeader = z.strictObject({ type: z.literal('transfer_data'), transfer: transferId, offset: transferOffset });
+export const transferWriteHeader = z.strictObject({ type: z.literal('transfer_write'), transfer: transferId, offset: transferOffset });
 
 /** Every command the agent understands, with its payload and its result. */
 export interface Commands {

@@ -14,12 +14,14 @@
  * Frames are handled one at a time in arrival order; invalid ones are logged and ignored. An
  * `ack` (the control plane stored a result) goes to `onAck`; each heartbeat tick also calls
  * `onHeartbeat`, where the agent sends again results still waiting for their ack. Transfer frames
- * (`env move`) go to `onTransfer` and are answered on the connection they came on.
+ * (`env move`; chunks to write come as binary frames) go to `onTransfer` and are answered on the
+ * connection they came on.
  */
 import WebSocket from 'ws';
 import type { HostFacts } from '../../contracts/domain.js';
 import { messageOf } from '../../contracts/errors.js';
-import { PROTOCOL_VERSION, controlMessage, type AgentMessage, type ControlMessage } from '../../contracts/protocol.js';
+import { decodeBinaryFrame, frameBuffer } from '../../contracts/binary-frame.js';
+import { PROTOCOL_VERSION, controlMessage, transferWriteHeader, type AgentMessage, type ControlMessage } from '../../contracts/protocol.js';
 import { describeZodError } from '../../contracts/validation.js';
 import type { CommandMessage } from '../commands/dispatch.js';
 import { backoffDelay, RECONNECT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -39,7 +41,7 @@ export interface LinkOptions {
   /** The control plane stored the result of command `id`. */
   readonly onAck?: (id: string) => void;
   /** A transfer frame (`env move`): the answer is sent back on the connection (null: none). */
-  readonly onTransfer?: (msg: TransferFrame) => Promise<AgentMessage | null>;
+  readonly onTransfer?: (msg: TransferFrame) => Promise<AgentMessage | Buffer | null>;
   /** Every heartbeat while welcomed. */
   readonly onHeartbeat?: () => void;
   /** What each heartbeat says besides itself (the datasets' free disk). */
@@ -121,10 +123,10 @@ export class AgentLink {
       ws.send(JSON.stringify(hello));
     });
     ws.on('pong', () => (lastHeard = Date.now()));
-    ws.on('message', (data: WebSocket.RawData) => {
+    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
       lastHeard = Date.now();
       queue = queue
-        .then(() => this.onFrame(ws, data.toString(), usedEnrollmentKey, () => lastHeard))
+        .then(() => (isBinary ? this.onBinaryFrame(ws, frameBuffer(data)) : this.onFrame(ws, data.toString(), usedEnrollmentKey, () => lastHeard)))
         .catch((err: unknown) => this.opts.log(`error handling a frame: ${messageOf(err)}`));
     });
     ws.on('error', (err) => this.opts.log(`link error: ${err.message}`));
@@ -204,13 +206,28 @@ export class AgentLink {
         this.opts.onAck?.(msg.id);
         return;
       case 'transfer_read':
-      case 'transfer_write':
-      case 'transfer_close': {
-        const reply = await this.opts.onTransfer?.(msg);
-        if (reply && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
-        return;
-      }
+      case 'transfer_close':
+        return this.transfer(ws, msg);
     }
+  }
+
+  /** A binary frame: the only one is `transfer_write` (a chunk to write); anything else is ignored. */
+  private async onBinaryFrame(ws: WebSocket, frame: Buffer): Promise<void> {
+    const decoded = decodeBinaryFrame(frame);
+    const header = decoded ? transferWriteHeader.safeParse(decoded.header) : null;
+    if (!decoded || !header?.success) {
+      this.opts.log('ignoring a binary frame that is not a transfer_write');
+      return;
+    }
+    return this.transfer(ws, { ...header.data, data: decoded.payload });
+  }
+
+  /** Answer a transfer frame on the connection it came on: bytes as a binary frame, the rest as text. */
+  private async transfer(ws: WebSocket, msg: TransferFrame): Promise<void> {
+    const reply = await this.opts.onTransfer?.(msg);
+    if (!reply || ws.readyState !== WebSocket.OPEN) return;
+    if (Buffer.isBuffer(reply)) ws.send(reply, { binary: true });
+    else ws.send(JSON.stringify(reply));
   }
 
   private startHeartbeat(ws: WebSocket, everyMs: number, lastHeard: () => number): void {

@@ -5,6 +5,7 @@
  * transfer ids are refused; the sweep removes only what is over a day old; digestFile is the
  * size and sha256 of the bytes.
  */
+import { decodeBinaryFrame } from '../../contracts/binary-frame.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
@@ -54,22 +55,24 @@ describe('transfer files', () => {
     expect((await readChunk(dataDir, ID, 50, 4)).length).toBe(0);
   });
 
-  it('answers transfer_read with base64 data, or an error field when the archive is missing', async () => {
+  it('answers transfer_read with a binary frame of the bytes, or an error field when the archive is missing', async () => {
     const whole = bytes(12);
     expect(await answerTransfer(dataDir, { type: 'transfer_read', transfer: ID, offset: 0, length: 4 })).toEqual({
       type: 'transfer_data', transfer: ID, offset: 0, error: expect.stringContaining('ENOENT'),
     });
     await writeOut(whole);
-    expect(await answerTransfer(dataDir, { type: 'transfer_read', transfer: ID, offset: 4, length: 6 })).toEqual({
-      type: 'transfer_data', transfer: ID, offset: 4, data: whole.subarray(4, 10).toString('base64'),
-    });
+    const frame = await answerTransfer(dataDir, { type: 'transfer_read', transfer: ID, offset: 4, length: 6 });
+    expect(Buffer.isBuffer(frame)).toBe(true);
+    const decoded = decodeBinaryFrame(frame as Buffer)!;
+    expect(decoded.header).toEqual({ type: 'transfer_data', transfer: ID, offset: 4 });
+    expect(decoded.payload.equals(whole.subarray(4, 10))).toBe(true);
     const bad = await answerTransfer(dataDir, { type: 'transfer_read', transfer: '../x', offset: 0, length: 4 });
     expect(bad).toEqual({ type: 'transfer_data', transfer: '../x', offset: 0, error: 'transfer: "../x" is not a transfer id' });
   });
 
   it('answers transfer_write once the chunk is written, and transfer_close removes every file of the transfer', async () => {
     const chunk = bytes(7, 5);
-    expect(await answerTransfer(dataDir, { type: 'transfer_write', transfer: ID, offset: 3, data: chunk.toString('base64') })).toEqual({
+    expect(await answerTransfer(dataDir, { type: 'transfer_write', transfer: ID, offset: 3, data: chunk })).toEqual({
       type: 'transfer_written', transfer: ID, offset: 3,
     });
     expect((await readFile(transferFile(dataDir, ID, 'in'))).equals(Buffer.concat([Buffer.alloc(3), chunk]))).toBe(true);
@@ -88,7 +91,7 @@ describe('transfer files', () => {
   it('answers a write that cannot be made with an error field', async () => {
     // The transfers directory is a file: nothing can be created in it.
     await writeFile(transfersDir(dataDir), 'not a directory');
-    const reply = await answerTransfer(dataDir, { type: 'transfer_write', transfer: ID, offset: 0, data: 'AAAA' });
+    const reply = await answerTransfer(dataDir, { type: 'transfer_write', transfer: ID, offset: 0, data: Buffer.from([0, 0, 0]) });
     expect(reply).toEqual({ type: 'transfer_written', transfer: ID, offset: 0, error: expect.stringMatching(/EEXIST|ENOTDIR/) });
   });
 

@@ -14,6 +14,7 @@ import { constants, createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DenvError } from '../../contracts/errors.js';
+import { encodeBinaryFrame } from '../../contracts/binary-frame.js';
 import { TRANSFER_ID, type AgentMessage } from '../../contracts/protocol.js';
 
 export type TransferSide = 'out' | 'in' | 'json';
@@ -91,22 +92,25 @@ export async function sweepTransfers(dataDir: string, now = Date.now()): Promise
   return removed;
 }
 
-type TransferRequest = { type: 'transfer_read'; transfer: string; offset: number; length: number } | { type: 'transfer_write'; transfer: string; offset: number; data: string } | { type: 'transfer_close'; transfer: string };
+type TransferRequest = { type: 'transfer_read'; transfer: string; offset: number; length: number } | { type: 'transfer_write'; transfer: string; offset: number; data: Buffer } | { type: 'transfer_close'; transfer: string };
 type TransferReply = Extract<AgentMessage, { type: 'transfer_data' | 'transfer_written' }>;
 
-/** Answer one transfer frame (null: `transfer_close` has no answer); failures become the answer's `error`. */
-export async function answerTransfer(dataDir: string, msg: TransferRequest): Promise<TransferReply | null> {
+/**
+ * Answer one transfer frame: the bytes read as a binary frame (binary-frame.ts), anything else as
+ * a text message, null for `transfer_close` (no answer). Failures become the answer's `error`.
+ */
+export async function answerTransfer(dataDir: string, msg: TransferRequest): Promise<TransferReply | Buffer | null> {
   const error = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
   switch (msg.type) {
     case 'transfer_read':
       try {
-        return { type: 'transfer_data', transfer: msg.transfer, offset: msg.offset, data: (await readChunk(dataDir, msg.transfer, msg.offset, msg.length)).toString('base64') };
+        return encodeBinaryFrame({ type: 'transfer_data', transfer: msg.transfer, offset: msg.offset }, await readChunk(dataDir, msg.transfer, msg.offset, msg.length));
       } catch (err) {
         return { type: 'transfer_data', transfer: msg.transfer, offset: msg.offset, error: error(err) };
       }
     case 'transfer_write':
       try {
-        await writeChunk(dataDir, msg.transfer, msg.offset, Buffer.from(msg.data, 'base64'));
+        await writeChunk(dataDir, msg.transfer, msg.offset, msg.data);
         return { type: 'transfer_written', transfer: msg.transfer, offset: msg.offset };
       } catch (err) {
         return { type: 'transfer_written', transfer: msg.transfer, offset: msg.offset, error: error(err) };

@@ -11,7 +11,8 @@
 import type { WebSocket } from 'ws';
 import { newId, newSecret } from '../../contracts/ids.js';
 import { DenvError, messageOf } from '../../contracts/errors.js';
-import { agentMessage, PROTOCOL_VERSION, type AgentMessage, type Commands, type CommandKind, type ControlMessage } from '../../contracts/protocol.js';
+import { decodeBinaryFrame, frameBuffer } from '../../contracts/binary-frame.js';
+import { agentMessage, transferDataHeader, PROTOCOL_VERSION, type AgentMessage, type Commands, type CommandKind, type ControlMessage } from '../../contracts/protocol.js';
 import { killPoint, killPointArmed } from '../../lib/kill-point.js';
 import { hashSecret } from '../auth/secrets.js';
 import type { Db } from '../store/db.js';
@@ -225,8 +226,14 @@ export class AgentGateway {
       if (stage !== 'welcomed') ws.close(4008, `no hello within ${limits.helloTimeoutMs} ms`);
     }, limits.helloTimeoutMs);
     const send = (msg: ControlMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(msg));
-    ws.on('message', (raw) => {
+    ws.on('message', (raw, isBinary) => {
       if (stage === 'hello') return; // nothing is read while the hello is checked
+      if (isBinary) {
+        // Only a welcomed agent sends binary frames: the bytes a transfer_read asked for.
+        if (stage !== 'welcomed' || !hostId) ws.close(1008, 'binary frames only after welcome');
+        else this.transferBytes(hostId, raw);
+        return;
+      }
       if (stage === 'waiting' && frameBytes(raw) > limits.preHelloMaxBytes) {
         ws.close(1009, 'frame too large before welcome');
         return;
@@ -440,6 +447,17 @@ export class AgentGateway {
     for (const c of open) await this.write(c);
   }
 
+  /** A binary frame from `hostId`: a transfer's bytes (binary-frame.ts), handed to the read waiting for them. */
+  private transferBytes(hostId: string, raw: WebSocket.RawData): void {
+    const decoded = decodeBinaryFrame(frameBuffer(raw));
+    const header = decoded ? transferDataHeader.safeParse(decoded.header) : null;
+    if (!decoded || !header?.success) {
+      this.opts.log('gateway: ignored a binary frame from an agent that is not transfer_data');
+      return;
+    }
+    this.transfers.answered(hostId, { ...header.data, data: decoded.payload });
+  }
+
   /** The socket this replica holds for `hostId`, for a transfer (relayed by the replica holding both hosts). */
   private transferSocket(hostId: string): WebSocket {
     const ws = this.sockets.get(hostId);
@@ -449,17 +467,16 @@ export class AgentGateway {
     return ws;
   }
 
-  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end), still base64 as they came. */
-  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<{ bytes: number; base64: string }> {
+  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end). */
+  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<Buffer> {
     const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_read', transfer, offset, length });
-    if (reply.type !== 'transfer_data' || reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
-    const base64 = reply.data ?? '';
-    return { bytes: Buffer.byteLength(base64, 'base64'), base64 };
+    if (reply.type !== 'transfer_data' || reply.error !== undefined || !reply.data) throw new DenvError('AGENT_ERROR', `host ${hostId} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
+    return reply.data;
   }
 
-  /** Write `base64`'s bytes at `offset` of transfer `transfer`'s archive on `hostId`; resolves once they are on disk. */
-  async transferWrite(hostId: string, transfer: string, offset: number, base64: string): Promise<void> {
-    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data: base64 });
+  /** Write `data` at `offset` of transfer `transfer`'s archive on `hostId`; resolves once it is on disk. */
+  async transferWrite(hostId: string, transfer: string, offset: number, data: Buffer): Promise<void> {
+    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data });
     if (reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not write transfer ${transfer} at ${offset}: ${reply.error}`);
   }
 

@@ -5,10 +5,13 @@
  * (the move's transfer phase then starts again from its beginning; writes land at their offsets).
  */
 import type WebSocket from 'ws';
+import { encodeBinaryFrame } from '../../contracts/binary-frame.js';
 import { DenvError } from '../../contracts/errors.js';
 import type { AgentMessage, ControlMessage } from '../../contracts/protocol.js';
 
-type Reply = Extract<AgentMessage, { type: 'transfer_data' | 'transfer_written' }>;
+/** An answer: `transfer_data` with the bytes read (a binary frame) or an error, `transfer_written`. */
+export type TransferReply = Extract<AgentMessage, { type: 'transfer_written' }> | { type: 'transfer_data'; transfer: string; offset: number; data?: Buffer; error?: string };
+type Reply = TransferReply;
 type Request = Extract<ControlMessage, { type: 'transfer_read' | 'transfer_write' }>;
 
 /** An agent that has not answered a chunk in this long is stuck (a chunk is at most 1 MiB). */
@@ -29,7 +32,9 @@ export class TransferCalls {
         reject(new DenvError('TIMEOUT', `host ${host} did not answer ${msg.type} of transfer ${msg.transfer} at offset ${msg.offset} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.open.set(key, { host, resolve, reject, timer });
-      ws.send(JSON.stringify(msg), (err) => {
+      // A chunk to write goes as a binary frame (binary-frame.ts), a read as text.
+      const frame = msg.type === 'transfer_write' ? encodeBinaryFrame({ type: msg.type, transfer: msg.transfer, offset: msg.offset }, msg.data) : JSON.stringify(msg);
+      ws.send(frame, { binary: typeof frame !== 'string' }, (err) => {
         if (!err) return;
         clearTimeout(timer);
         this.open.delete(key);

@@ -5,16 +5,9 @@
  * chunks are in the air or in memory at once, however large the archive and however slow either
  * side. Pure of I/O itself: the reads and writes are passed in (the gateway's transfer frames).
  */
-/** A chunk as it travels: its byte count and its bytes base64-encoded, passed through untouched
- *  (decoding and encoding again in the middle would only cost time). */
-export interface Chunk {
-  readonly bytes: number;
-  readonly base64: string;
-}
-
 export interface RelayIo {
-  read(offset: number, length: number): Promise<Chunk>;
-  write(offset: number, chunk: Chunk): Promise<void>;
+  read(offset: number, length: number): Promise<Buffer>;
+  write(offset: number, data: Buffer): Promise<void>;
 }
 
 export interface RelayOptions {
@@ -26,7 +19,7 @@ export interface RelayOptions {
 }
 
 export const RELAY_CHUNK_BYTES = 1024 * 1024;
-export const RELAY_WINDOW = 4;
+export const RELAY_WINDOW = 16;
 
 /** Copy `bytes` bytes; rejects on the first failed read or write (or abort), after the other slots stop. */
 export async function relay(io: RelayIo, bytes: number, o: RelayOptions): Promise<{ chunks: number }> {
@@ -42,7 +35,7 @@ export async function relay(io: RelayIo, bytes: number, o: RelayOptions): Promis
       const length = Math.min(o.chunkBytes, bytes - offset);
       next += length;
       const data = await io.read(offset, length);
-      if (data.bytes !== length) throw new Error(`the source answered ${data.bytes} bytes at offset ${offset}, not ${length}: its archive changed`);
+      if (data.length !== length) throw new Error(`the source answered ${data.length} bytes at offset ${offset}, not ${length}: its archive changed`);
       await io.write(offset, data);
       written += length;
       chunks++;
