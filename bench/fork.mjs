@@ -14,11 +14,11 @@
 // Prints medians, and the btrfs targets: fork < 100 ms whatever the size (1 GiB / 10 MiB < 1.5),
 // frozen_for < 50 ms, a forked sandbox answering HTTP within 500 ms of the request.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, rmSync, truncateSync, writeSync, closeSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, openSync, rmSync, writeSync, closeSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, sleep } from './helpers.mjs';
+import { adminApi, median, sleep, mountLoopBtrfs } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -40,20 +40,11 @@ async function until(check, timeoutMs, what, everyMs = 2) {
 
 // ---- set-up: a btrfs mount, a control plane, two agents ----------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'denv-bench-fork-'));
-const image = join(dir, 'btrfs.img');
-const mnt = join(dir, 'btrfs');
-mkdirSync(mnt);
-closeSync(openSync(image, 'w'));
-truncateSync(image, 16 * 1024 ** 3);
-await runOrThrow(['mkfs.btrfs', '-q', image]);
-await runOrThrow(['mount', '-o', 'loop', image, mnt]);
+chmodSync(dir, 0o711); // services run as users of their own: their datasets below must be reachable
+const mnt = await mountLoopBtrfs(dir, 16 * 1024 ** 3, runOrThrow);
 
 const cp = await startControlPlane({ port: 0, dataDir: join(dir, 'cp'), log: () => {} });
-const headers = { authorization: `Bearer ${cp.adminToken}`, 'content-type': 'application/json' };
-const api = async (method, path, body) => {
-  const res = await fetch(cp.url + path, { method, headers: body === undefined ? { authorization: headers.authorization } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return res.json();
-};
+const api = adminApi(cp);
 const agents = {};
 const drivers = { btrfs: join(mnt, 'datasets'), copy: join(dir, 'copy-datasets') };
 let portBase = 41000;

@@ -1,5 +1,7 @@
 // Small helpers shared by the bench scripts (newer ones import them; older ones keep their own copies).
+import { closeSync, mkdirSync, openSync, truncateSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 
 export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -17,4 +19,25 @@ export async function until(check, timeoutMs, what, everyMs = 5) {
     if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
     await sleep(everyMs);
   }
+}
+
+/** A btrfs of `bytes` (sparse image) made and loop-mounted at `<dir>/btrfs`; its mount point. `run`: dist/lib/exec's runOrThrow. */
+export async function mountLoopBtrfs(dir, bytes, runOrThrow) {
+  const image = join(dir, 'btrfs.img');
+  const mnt = join(dir, 'btrfs');
+  mkdirSync(mnt);
+  closeSync(openSync(image, 'w'));
+  truncateSync(image, bytes);
+  await runOrThrow(['mkfs.btrfs', '-q', image]);
+  await runOrThrow(['mount', '-o', 'loop', image, mnt]);
+  return mnt;
+}
+
+/** `api(method, path, body?)` → the parsed answer, with the control plane's admin token. */
+export function adminApi(cp) {
+  const auth = { authorization: `Bearer ${cp.adminToken}` };
+  return async (method, path, body) => {
+    const res = await fetch(cp.url + path, { method, headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return res.json();
+  };
 }

@@ -23,11 +23,11 @@
 //              the floor a move cannot beat. Printed: the relay's MiB/s and (export + relay + import) / baseline.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, sleep, until } from './helpers.mjs';
+import { adminApi, median, sleep, until, mountLoopBtrfs } from './helpers.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const bin = join(root, 'bin', 'denv');
@@ -41,20 +41,10 @@ const HELLO = join(root, 'examples', 'hello');
 // ---- set-up: a btrfs mount, a control plane, four agents ---------------------------------------
 const dir = mkdtempSync(join(tmpdir(), 'denv-bench-provision-'));
 chmodSync(dir, 0o711); // services run as users of their own: their datasets below must be reachable
-const image = join(dir, 'btrfs.img');
-const mnt = join(dir, 'btrfs');
-mkdirSync(mnt);
-closeSync(openSync(image, 'w'));
-truncateSync(image, 8 * 1024 ** 3);
-await runOrThrow(['mkfs.btrfs', '-q', image]);
-await runOrThrow(['mount', '-o', 'loop', image, mnt]);
+const mnt = await mountLoopBtrfs(dir, 8 * 1024 ** 3, runOrThrow);
 
 const cp = await startControlPlane({ port: 0, dataDir: join(dir, 'cp'), log: () => {} });
-const headers = { authorization: `Bearer ${cp.adminToken}`, 'content-type': 'application/json' };
-const api = async (method, path, body) => {
-  const res = await fetch(cp.url + path, { method, headers: body === undefined ? { authorization: headers.authorization } : headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return res.json();
-};
+const api = adminApi(cp);
 const agents = [];
 let portBase = 42000;
 for (const driver of ['btrfs', 'copy']) {
