@@ -108,7 +108,8 @@ describe.each(['btrfs', 'copy'] as const)('env move of PostgreSQL between two ho
     expect(transfer.bytes).toBeGreaterThan(10 * 1024 ** 2);
     expect(transfer.chunks).toBe(Math.ceil(transfer.bytes / (1024 * 1024)));
     expect(ev('switch')).toMatchObject({ from: h.hostId, to: second.id });
-    expect(ev('verdict')).toMatchObject({ runs_on: second.id, bytes: transfer.bytes });
+    // The move's own snapshot is not kept on the new host (no version names it).
+    expect(ev('verdict')).toMatchObject({ runs_on: second.id, bytes: transfer.bytes, move_snapshot: { removed: [`move-${moved.id}`] } });
 
     // The env runs on the second host, on a port of its range, with every row.
     const env = await envOf(envId);
@@ -160,6 +161,8 @@ describe.each(['btrfs', 'copy'] as const)('env move of PostgreSQL between two ho
     const verdict = failed.phases.find((p) => p.name === 'verdict')!.evidence as Record<string, any>;
     expect(verdict.runs_on).toBe(second.id);
     expect(verdict.undone.snapshot.removed).toEqual([`move-${failed.id}`]);
+    // What the move unpacked on the third host is destroyed: its dataset and the move's snapshot.
+    expect(verdict.undone.target).toMatchObject({ datasets: 1, snapshots: 1 });
     expect((await envOf(envId)).host).toBe(second.id);
     expect(await dbPort(envId)).toBe(newPort);
     expect(await psql(newPort, 'select count(*) from t')).toBe('5001');

@@ -11,8 +11,8 @@ import type { CommandHandler } from './handler.js';
  * `snapshot`, and the env's live datasets are made from that snapshot (the snapshot stays, as
  * after a deploy). Files the source's uid of the env owned become this host's uid of the env.
  *
- * Idempotent: once the env has services here nothing is imported again (they may have written
- * to the data); a re-delivery after the archive was consumed answers from the snapshot it made.
+ * Refused when the env already has services here (a copy an earlier move left: stale data). A
+ * re-delivery after the archive was consumed answers from the snapshot it made.
  */
 export const envImport: CommandHandler<'env.import'> = {
   run: (p, ctx) =>
@@ -20,7 +20,12 @@ export const envImport: CommandHandler<'env.import'> = {
       const t0 = performance.now();
       const file = transferFile(ctx.dataDir, p.transfer, 'in');
       const received = await digestFile(file).catch(() => null);
-      if (ctx.runtime.list(p.env).length > 0 || (received === null && (await ctx.datasets.hasSnapshot(p.env, p.snapshot)))) {
+      // Services of the env here that this move did not start: a copy an earlier move could not
+      // retire. Its data is stale; the move must not start on it (its undo destroys it here).
+      if (ctx.runtime.list(p.env).length > 0) {
+        throw new DenvError('CONFLICT', `env ${p.env} still has services on this host (left by an earlier move or deploy): its data here is not the env's; destroy it here first`);
+      }
+      if (received === null && (await ctx.datasets.hasSnapshot(p.env, p.snapshot))) {
         const datasets = (await ctx.datasets.snapshotDatasets(p.env, p.snapshot)).map((d) => d.name);
         return { datasets, imported_in_ms: 0, reowned: 0, already: true };
       }

@@ -14,7 +14,7 @@ describe('archive argv', () => {
       'tar', '--extract', '--file', '/t/tr_1.in', '--directory', '/d/env_a/snapshots/.import-s-0a1b2c3d', '--numeric-owner', '--same-owner', '--same-permissions',
     ]);
     expect(btrfsSend('/t/tr_1.out.tmp', ['/d/s/data', '/d/s/other'])).toEqual(['btrfs', '-q', 'send', '-f', '/t/tr_1.out.tmp', '--', '/d/s/data', '/d/s/other']);
-    expect(btrfsReceive('/t/tr_1.in', '/d/env_a/snapshots/.import-s')).toEqual(['btrfs', '-q', 'receive', '-f', '/t/tr_1.in', '--', '/d/env_a/snapshots/.import-s']);
+    expect(btrfsReceive('/t/tr_1.in', '/d/env_a/snapshots/.import-s')).toEqual(['btrfs', '-q', 'receive', '-C', '-f', '/t/tr_1.in', '--', '/d/env_a/snapshots/.import-s']);
   });
 
   it('puts a name or path starting with "-" after "--"', () => {

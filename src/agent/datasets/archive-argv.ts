@@ -27,5 +27,6 @@ export function btrfsSend(file: string, paths: readonly string[]): string[] {
 
 /** Make the subvolumes of send stream `file` inside `dir` (which must be on btrfs). */
 export function btrfsReceive(file: string, dir: string): string[] {
-  return ['btrfs', '-q', 'receive', '-f', file, '--', dir];
+  // -C: confined to `dir` (chroot), so no path in the stream reaches outside it.
+  return ['btrfs', '-q', 'receive', '-C', '-f', file, '--', dir];
 }

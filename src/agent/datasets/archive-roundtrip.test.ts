@@ -147,4 +147,20 @@ describe('snapshot archive round trip (copy driver, tar)', () => {
     expect(await b.hasSnapshot(ENV, 'snap')).toBe(false);
     expect(await readdir(snapshotsOf('host-b'))).toEqual([]);
   });
+
+  it.runIf(process.getuid?.() === 0)('refuses an archive holding a device node or a setuid file (unpacked as root, either would reach past the data)', async () => {
+    for (const [name, make] of [
+      ['device', async (dir: string) => expect((await run(['mknod', path.join(dir, 'disk'), 'b', '7', '0'])).exitCode).toBe(0)],
+      ['setuid', async (dir: string) => { await writeFile(path.join(dir, 'su'), '#!/bin/sh\n'); await chmod(path.join(dir, 'su'), 0o4755); }],
+    ] as const) {
+      const src = path.join(tmp, `crafted-${name}`);
+      await mkdir(path.join(src, 'data', 'deep'), { recursive: true });
+      await make(path.join(src, 'data', 'deep'));
+      const file = path.join(tmp, `crafted-${name}.tar`);
+      expect((await run(['tar', '--create', '--file', file, '--directory', src, '--', 'data'])).exitCode).toBe(0);
+      await expect(b.importSnapshot(ENV, 'snap', 'tar', file)).rejects.toThrow(name === 'device' ? 'the archive holds a device node (data/deep/disk): refused' : 'the archive holds a setuid or setgid entry (data/deep/su): refused');
+      expect(await b.hasSnapshot(ENV, 'snap')).toBe(false);
+      expect(await readdir(snapshotsOf('host-b'))).toEqual([]);
+    }
+  });
 });

@@ -29,6 +29,22 @@ async function countEntries(dir: string): Promise<number> {
   return entries.filter((e) => !e.startsWith('.')).length;
 }
 
+/**
+ * An archive comes from another host: unpacked as root, it could plant a device node (a raw disk
+ * the env's user may then open) or a setuid program. Data holds neither; an archive that does is
+ * refused. Walks without following links.
+ */
+async function assertPlainData(dir: string, shown: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const p = path.join(dir, name);
+    const info = await lstat(p);
+    const where = `${shown}/${name}`;
+    if (info.isBlockDevice() || info.isCharacterDevice()) throw new DenvError('BAD_REQUEST', `the archive holds a device node (${where}): refused`);
+    if (!info.isSymbolicLink() && (info.mode & 0o6000) !== 0) throw new DenvError('BAD_REQUEST', `the archive holds a setuid or setgid entry (${where}): refused`);
+    if (info.isDirectory()) await assertPlainData(p, where);
+  }
+}
+
 export abstract class TreeDatasetDriver implements DatasetDriver {
   abstract readonly kind: DatasetDriver['kind'];
 
@@ -152,6 +168,7 @@ export abstract class TreeDatasetDriver implements DatasetDriver {
         assertSafeName('dataset', entry);
         // lstat: a link named like a dataset would make the live dataset point anywhere on this host.
         if (!(await lstat(path.join(staged, entry))).isDirectory()) throw new DenvError('BAD_REQUEST', `the archive holds ${entry}, which is not a dataset directory`);
+        await assertPlainData(path.join(staged, entry), entry);
       }
       await swapInto(staged, dest, (p) => this.removeTree(p));
     } catch (err) {

@@ -32,7 +32,9 @@ export async function collectLiveStatus(ctx: AgentContext, env: string): Promise
     // A one-shot that ran to success (an `init` others wait for with service_completed_successfully)
     // is done, not down: nothing of it is desired any more, so it never makes its env degraded.
     const exit = rec.state === 'exited' ? (rec.last_exit ?? rec.exit ?? null) : null;
-    const completed = exit?.code === 0 && rec.spec.restart !== 'always' && rec.spec.restart !== 'unless-stopped';
+    // Only where the policy says exit 0 is an end (`no`, `on-failure`): a server under the default
+    // policy that exited is down, whatever its code.
+    const completed = exit?.code === 0 && (rec.spec.restart === 'no' || rec.spec.restart === 'on-failure');
     workloads.push({
       service: rec.service,
       version: rec.version,

@@ -26,9 +26,13 @@ export class TransferCalls {
   request(host: string, ws: WebSocket, msg: Request, timeoutMs = TRANSFER_FRAME_TIMEOUT_MS): Promise<Reply> {
     const key = keyOf(host, msg.type === 'transfer_read' ? 'transfer_data' : 'transfer_written', msg.transfer, msg.offset);
     return new Promise<Reply>((resolve, reject) => {
-      this.open.get(key)?.reject(new DenvError('CONFLICT', `transfer ${msg.transfer}: offset ${msg.offset} asked for again`));
+      const earlier = this.open.get(key);
+      if (earlier) {
+        clearTimeout(earlier.timer);
+        earlier.reject(new DenvError('CONFLICT', `transfer ${msg.transfer}: offset ${msg.offset} asked for again`));
+      }
       const timer = setTimeout(() => {
-        this.open.delete(key);
+        if (this.open.get(key)?.timer === timer) this.open.delete(key);
         reject(new DenvError('TIMEOUT', `host ${host} did not answer ${msg.type} of transfer ${msg.transfer} at offset ${msg.offset} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.open.set(key, { host, resolve, reject, timer });

@@ -27,19 +27,3 @@ export async function catchesSignal(pid: number, signal: NodeJS.Signals): Promis
     return true;
   }
 }
-
-/** Signals whose default action is not to end the process: a handler that gave one of these up did
- *  not mean to die. */
-const NOT_FATAL_BY_DEFAULT: ReadonlySet<string> = new Set(['SIGCHLD', 'SIGCONT', 'SIGURG', 'SIGWINCH', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
-
-/**
- * Whether `pid`, a PID namespace's init sent `signal` while it had a handler for it, has since given
- * the handler up and is still alive: it re-raised the signal to die by its default action, which
- * the kernel ignores for a namespace's init. Node does exactly this (it resets the terminal, then
- * re-raises SIGTERM), so a Node service writing a dataset waited out its whole grace period on
- * every stop. Such a process is ended with SIGKILL at once: it was dying anyway.
- */
-export async function reRaisedIntoTheVoid(pid: number, signal: NodeJS.Signals): Promise<boolean> {
-  if (NOT_FATAL_BY_DEFAULT.has(signal)) return false;
-  return !(await catchesSignal(pid, signal));
-}

@@ -14,7 +14,7 @@ import type { ServiceSpec } from '../../../contracts/spec.js';
 import type { Identity } from '../../identity/identity.js';
 import { fillArgv } from '../../envs/siblings.js';
 import { contextArgv, launchArgv } from './launch-argv.js';
-import { catchesSignal, payloadPid, reRaisedIntoTheVoid } from './payload-pid.js';
+import { catchesSignal, payloadPid } from './payload-pid.js';
 import { hasLimits } from './limit-files.js';
 import { DEFAULT_LOG_MAX_BYTES, rotateIfLarge } from './log-rotation.js';
 import { attach, createLimits, removeLimits } from './service-cgroups.js';
@@ -260,8 +260,7 @@ export class ProcessRuntime {
       if (payload !== null) signalPid(payload, (await catchesSignal(payload, signal)) ? signal : 'SIGKILL');
       else signalGroup(pid, signal);
       signalGroup(pid, 'SIGCONT'); // a paused process only acts on the signal once continued
-      const dead = await this.waitDead(live, live.rec.spec.stop_grace_ms ?? this.stopGraceMs, payload === null ? undefined : () => reRaisedIntoTheVoid(payload, signal));
-      if (!dead) {
+      if (!(await this.waitDead(live, live.rec.spec.stop_grace_ms ?? this.stopGraceMs))) {
         if (payload !== null) signalPid(payload, 'SIGKILL'); // ends every process of its namespace
         signalGroup(pid, 'SIGKILL');
         await this.waitDead(live, 2000);
@@ -400,19 +399,17 @@ export class ProcessRuntime {
     return isSameProcessAlive(pid, start_time);
   }
 
-  /** Whether `live` ended within `ms`. `giveUp`, asked every 10 ms, ends the wait early (false): the
-   *  process will not end by itself. */
-  private async waitDead(live: Live, ms: number, giveUp?: () => Promise<boolean>): Promise<boolean> {
+  private async waitDead(live: Live, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     const child = live.child;
-    if (child && child.exitCode === null && child.signalCode === null && !giveUp) {
+    if (child && child.exitCode === null && child.signalCode === null) {
       // Our own child tells us when it exits; adopted processes are polled below.
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => (timer = setTimeout(r, ms)))]);
       clearTimeout(timer);
     }
     while (await this.alive(live)) {
-      if (Date.now() >= deadline || (giveUp && (await giveUp()))) return false;
+      if (Date.now() >= deadline) return false;
       await new Promise((r) => setTimeout(r, 10));
     }
     return true;

@@ -35,6 +35,7 @@ export async function relay(io: RelayIo, bytes: number, o: RelayOptions): Promis
       const length = Math.min(o.chunkBytes, bytes - offset);
       next += length;
       const data = await io.read(offset, length);
+      o.signal?.throwIfAborted(); // nothing is written once the move has given up
       if (data.length !== length) throw new Error(`the source answered ${data.length} bytes at offset ${offset}, not ${length}: its archive changed`);
       await io.write(offset, data);
       written += length;

@@ -33,8 +33,9 @@ export const transfer: PhaseDef = {
     );
     const transferredMs = Math.round(performance.now() - t0);
     const imported = await ctx.call(to, 'env.import', { env, snapshot: state.snapshot.snapshot, transfer: id, format: archive.format, bytes: archive.bytes, sha256: archive.sha256 }, 'import');
+    // The archive stays on the source until the verdict: a re-run of this phase after a crash
+    // reads it again (export answers from its record).
     state.imported = imported;
-    ctx.agents.transferClose(from, id);
     return ok({
       format: archive.format, bytes: archive.bytes, sha256: archive.sha256, datasets: imported.datasets, chunks,
       exported_in_ms: archive.exported_in_ms, transferred_in_ms: transferredMs,
