@@ -211,9 +211,9 @@ describe('denv client commands', () => {
     expect(show).toEqual(await get(`/v1/deployments/${goodDep}`));
     expect(events).toEqual(await get(`/v1/events?subject=dep:${goodDep}`));
     expect(events.items.map((e: { type: string }) => e.type)).toEqual(['deployment.started', 'deployment.finished']);
-    // The heartbeat moves on between the two reads; everything else must match.
+    // The heartbeat moves on between the two reads, and with it the free disk it reports; everything else must match.
     const apiHosts = await get('/v1/hosts');
-    expect(hosts).toEqual({ ...apiHosts, items: apiHosts.items.map((x: object) => ({ ...x, last_heartbeat_at: expect.any(String) })) });
+    expect(hosts).toEqual({ ...apiHosts, items: apiHosts.items.map((x: { facts: object }) => ({ ...x, last_heartbeat_at: expect.any(String), facts: { ...x.facts, disk_free_bytes: expect.any(Number) } })) });
     expect(hosts.items.map((x: { id: string }) => x.id)).toEqual([h.hostId]);
     expect(envs).toEqual(await get('/v1/envs'));
     expect(env).toEqual(await get(`/v1/envs/${envId}`));

@@ -150,6 +150,13 @@ describe.each(['btrfs', 'copy'] as const)('env move of PostgreSQL between two ho
     // A host that cannot run it (process services disabled): the move fails at `start`, the env
     // never left — it still serves every row on the second host — and the third keeps nothing.
     const third = await addHost('third', 'process_runtime: disabled\n');
+    // Drained, it takes nothing: refused before anything is written.
+    expect((await h.api.post(`/v1/hosts/${third.id}/drain`, {})).status).toBe(200);
+    const drained = await h.api.post(`/v1/envs/${envId}/move`, { to: third.id });
+    expect(drained.status).toBe(409);
+    expect(drained.body.error.message).toMatch(/host third \(host_\w+\) is drained: it takes no env/);
+    expect((await h.api.req('DELETE', `/v1/hosts/${third.id}/drain`)).status).toBe(200);
+    expect((await h.api.get(`/v1/deployments?env=${envId}`)).body.items.length).toBe(deploymentsBefore);
     const failing = await h.api.post(`/v1/envs/${envId}/move`, { to: third.id });
     expect(failing.status, JSON.stringify(failing.body)).toBe(202);
     const failed = await h.api.finished(failing.body.deployment.id, 120_000);

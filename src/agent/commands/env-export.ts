@@ -1,5 +1,6 @@
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import type { TransferArchive } from '../../contracts/protocol.js';
+import { readJsonOrNull, writeJsonAtomic } from '../files.js';
 import { digestFile, ensureTransfersDir, transferFile } from '../transfer/transfer-files.js';
 import type { CommandHandler } from './handler.js';
 
@@ -9,13 +10,13 @@ import type { CommandHandler } from './handler.js';
  * sha256 recorded beside it. The control plane then reads it in chunks (transfer_read).
  *
  * Idempotent: the archive is written to `<id>.out.tmp` and renamed once complete, and its
- * description last; a re-delivery finds the description and answers from it.
+ * description last (atomically); a re-delivery finds the description and answers from it.
  */
 export const envExport: CommandHandler<'env.export'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(p.env, async () => {
       const meta = transferFile(ctx.dataDir, p.transfer, 'json');
-      const made = await readFile(meta, 'utf8').then((t) => JSON.parse(t) as TransferArchive, () => null);
+      const made = (await readJsonOrNull(meta)) as TransferArchive | null;
       if (made) return made;
       await ensureTransfersDir(ctx.dataDir);
       const file = transferFile(ctx.dataDir, p.transfer, 'out');
@@ -32,7 +33,7 @@ export const envExport: CommandHandler<'env.export'> = {
       const { bytes, sha256 } = await digestFile(tmp);
       await rename(tmp, file);
       const archive: TransferArchive = { transfer: p.transfer, format: p.format, bytes, sha256, datasets, exported_in_ms: Math.round(performance.now() - t0) };
-      await writeFile(meta, JSON.stringify(archive), { mode: 0o600 });
+      await writeJsonAtomic(meta, archive, 0o600);
       return archive;
     }),
 };

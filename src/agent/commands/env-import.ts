@@ -17,14 +17,14 @@ import type { CommandHandler } from './handler.js';
 export const envImport: CommandHandler<'env.import'> = {
   run: (p, ctx) =>
     ctx.envLocks.run(p.env, async () => {
-      const t0 = performance.now();
-      const file = transferFile(ctx.dataDir, p.transfer, 'in');
-      const received = await digestFile(file).catch(() => null);
       // Services of the env here that this move did not start: a copy an earlier move could not
       // retire. Its data is stale; the move must not start on it (its undo destroys it here).
       if (ctx.runtime.list(p.env).length > 0) {
         throw new DenvError('CONFLICT', `env ${p.env} still has services on this host (left by an earlier move or deploy): its data here is not the env's; destroy it here first`);
       }
+      const t0 = performance.now();
+      const file = transferFile(ctx.dataDir, p.transfer, 'in');
+      const received = await digestFile(file).catch(() => null);
       if (received === null && (await ctx.datasets.hasSnapshot(p.env, p.snapshot))) {
         const datasets = (await ctx.datasets.snapshotDatasets(p.env, p.snapshot)).map((d) => d.name);
         return { datasets, imported_in_ms: 0, reowned: 0, already: true };

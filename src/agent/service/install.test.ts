@@ -53,9 +53,11 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
   }
 }
 
-/** The agent the supervisor `sup` runs (its one child), once it has started. */
+/** The agent the supervisor `sup` runs (its one child), once it has started: a child read between
+ *  fork and exec still shows the supervisor's command line, so it counts once it runs `denv agent`. */
 const agentOf = (sup: number, not?: number) =>
-  until(`an agent started by supervisor ${sup}${not ? ` other than ${not}` : ''}`, async () => (await pgrep(['-P', String(sup)])).find((pid) => pid !== not));
+  until(`an agent started by supervisor ${sup}${not ? ` other than ${not}` : ''}`, async () =>
+    (await pgrep(['-P', String(sup)])).find((pid) => pid !== not && (() => { try { return cmdline(pid)[2] === 'agent'; } catch { return false; } })()));
 
 const log = (dir: string) => readFileSync(path.join(dir, 'agent.log'), 'utf8');
 

@@ -31,8 +31,13 @@ export function transferFile(dataDir: string, transfer: string, side: TransferSi
   return path.join(transfersDir(dataDir), `${transfer}.${side}`);
 }
 
+/** Data dirs whose transfers directory this process has made (or found): a chunk write does not ask again. */
+const ensured = new Set<string>();
+
 export async function ensureTransfersDir(dataDir: string): Promise<void> {
+  if (ensured.has(dataDir)) return;
   await mkdir(transfersDir(dataDir), { recursive: true, mode: 0o700 });
+  ensured.add(dataDir);
 }
 
 /** Size and sha256 of a file, read as a stream. */

@@ -109,8 +109,8 @@ export interface CallOptions {
 
 export class AgentGateway {
   private readonly sockets = new Map<string, WebSocket>();
-  /** Transfer frames waiting for an agent's answer (`env move`). */
-  private readonly transfers = new TransferCalls();
+  /** Transfer frames (`env move`): read, write and close a transfer's archive on a host this replica holds. */
+  readonly transfers = new TransferCalls((host) => this.sockets.get(host));
   /** Sockets not welcomed yet (admission limits). */
   private unauthenticated = 0;
   /** Token bucket of hello checks (refilled at `hellosPerSecond`). */
@@ -456,34 +456,6 @@ export class AgentGateway {
       return;
     }
     this.transfers.answered(hostId, { ...header.data, data: decoded.payload });
-  }
-
-  /** The socket this replica holds for `hostId`, for a transfer (relayed by the replica holding both hosts). */
-  private transferSocket(hostId: string): WebSocket {
-    const ws = this.sockets.get(hostId);
-    if (!ws || ws.readyState !== ws.OPEN) {
-      throw new DenvError('AGENT_UNREACHABLE', `host ${hostId} is not connected to this control plane replica (a move is relayed by the replica both hosts are connected to)`);
-    }
-    return ws;
-  }
-
-  /** Up to `length` bytes of transfer `transfer`'s archive on `hostId` at `offset` (fewer at its end). */
-  async transferRead(hostId: string, transfer: string, offset: number, length: number): Promise<Buffer> {
-    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_read', transfer, offset, length });
-    if (reply.type !== 'transfer_data' || reply.error !== undefined || !reply.data) throw new DenvError('AGENT_ERROR', `host ${hostId} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
-    return reply.data;
-  }
-
-  /** Write `data` at `offset` of transfer `transfer`'s archive on `hostId`; resolves once it is on disk. */
-  async transferWrite(hostId: string, transfer: string, offset: number, data: Buffer): Promise<void> {
-    const reply = await this.transfers.request(hostId, this.transferSocket(hostId), { type: 'transfer_write', transfer, offset, data });
-    if (reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${hostId} could not write transfer ${transfer} at ${offset}: ${reply.error}`);
-  }
-
-  /** The transfer is over: `hostId` removes its files (best effort: an agent sweeps what is left a day later). */
-  transferClose(hostId: string, transfer: string): void {
-    const ws = this.sockets.get(hostId);
-    if (ws && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'transfer_close', transfer } satisfies ControlMessage));
   }
 
   /** Another replica asked for this command to be sent: send it if this replica holds the host. */

@@ -22,8 +22,40 @@ const keyOf = (host: string, type: Reply['type'], transfer: string, offset: numb
 export class TransferCalls {
   private readonly open = new Map<string, { host: string; resolve(r: Reply): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
 
-  /** Send `msg` on `ws` (host `host`'s socket) and wait for its answer. */
-  request(host: string, ws: WebSocket, msg: Request, timeoutMs = TRANSFER_FRAME_TIMEOUT_MS): Promise<Reply> {
+  /** `socketOf`: the socket this replica holds for a host (the gateway's). */
+  constructor(private readonly socketOf: (host: string) => WebSocket | undefined) {}
+
+  /** Up to `length` bytes of transfer `transfer`'s archive on `host` at `offset` (fewer at its end). */
+  async read(host: string, transfer: string, offset: number, length: number): Promise<Buffer> {
+    const reply = await this.request(host, { type: 'transfer_read', transfer, offset, length });
+    if (reply.type !== 'transfer_data' || reply.error !== undefined || !reply.data) throw new DenvError('AGENT_ERROR', `host ${host} could not read transfer ${transfer} at ${offset}: ${reply.error ?? 'no data'}`);
+    return reply.data;
+  }
+
+  /** Write `data` at `offset` of transfer `transfer`'s archive on `host`; resolves once it is on disk. */
+  async write(host: string, transfer: string, offset: number, data: Buffer): Promise<void> {
+    const reply = await this.request(host, { type: 'transfer_write', transfer, offset, data });
+    if (reply.error !== undefined) throw new DenvError('AGENT_ERROR', `host ${host} could not write transfer ${transfer} at ${offset}: ${reply.error}`);
+  }
+
+  /** The transfer is over: `host` removes its files (best effort: an agent sweeps what is left a day later). */
+  close(host: string, transfer: string): void {
+    const ws = this.socketOf(host);
+    if (ws && ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'transfer_close', transfer } satisfies ControlMessage));
+  }
+
+  /** The socket this replica holds for `host`; a move is relayed by the replica holding both hosts. */
+  private socket(host: string): WebSocket {
+    const ws = this.socketOf(host);
+    if (!ws || ws.readyState !== ws.OPEN) {
+      throw new DenvError('AGENT_UNREACHABLE', `host ${host} is not connected to this control plane replica (a move is relayed by the replica both hosts are connected to)`);
+    }
+    return ws;
+  }
+
+  /** Send `msg` on `host`'s socket and wait for its answer. */
+  private request(host: string, msg: Request, timeoutMs = TRANSFER_FRAME_TIMEOUT_MS): Promise<Reply> {
+    const ws = this.socket(host);
     const key = keyOf(host, msg.type === 'transfer_read' ? 'transfer_data' : 'transfer_written', msg.transfer, msg.offset);
     return new Promise<Reply>((resolve, reject) => {
       const earlier = this.open.get(key);

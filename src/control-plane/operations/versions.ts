@@ -7,7 +7,7 @@ import type { Commands, EnvCreateResult } from '../../contracts/protocol.js';
 import type { Spec } from '../../contracts/spec.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow } from '../store/rows.js';
-import type { PhaseContext } from './phase.js';
+import { PhaseFailed, ok, type PhaseContext, type PhaseResult } from './phase.js';
 import { sourcePayload } from './source-payload.js';
 
 export interface VersionRecord {
@@ -42,6 +42,13 @@ export async function versionOfDeployment(db: Db, dep: Pick<DeploymentRow, 'id' 
 
 /** The env's endpoints as the API shows them, from an agent's start result. */
 export const publicEndpoints = (r: Pick<EnvCreateResult, 'endpoints'>) => r.endpoints.map((e) => ({ service: e.service, url: e.url }));
+
+/** `health` of an operation that started a version on a host (fork's clone, move's start): ok with
+ *  its endpoints once every service passed its check, else failed saying why. */
+export function healthOfStarted(res: EnvCreateResult): PhaseResult {
+  if (res.outcome !== 'healthy') throw new PhaseFailed(res.message ?? 'a service failed its health check', { endpoints: publicEndpoints(res), services: res.services });
+  return ok({ endpoints: publicEndpoints(res), healthy_in_ms: res.healthy_in_ms });
+}
 
 /** Milliseconds since the deployment was created (API request → now). */
 export const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();

@@ -7,23 +7,25 @@
  * It also files each open incident as an improvement request (telemetry/file-incidents.ts).
  */
 import type { Db } from '../store/db.js';
-import { appendEvent } from '../store/events.js';
 import { fileIncidents } from '../telemetry/file-incidents.js';
 
 const NOT_READY = `exists (select 1 from jsonb_array_elements(live_status->'workloads') w where (w->>'ready')::int < (w->>'desired')::int)`;
 
+/** Why an env is degraded (its workloads not ready, with their detail), or that all are ready: SQL over `live_status`. */
+const REASON = `coalesce((select string_agg((w->>'service') || ': ' || coalesce(w->>'detail', 'not ready'), '; ')
+  from jsonb_array_elements(live_status->'workloads') w where (w->>'ready')::int < 1), 'all workloads ready')`;
+
 export async function sweepMonitor(db: Db): Promise<number> {
-  const flipped = await db.query<{ id: string; team: string; status: string; live_status: { workloads: { service: string; ready: number; detail?: string }[] } }>(
-    `update envs set status = case status when 'running' then 'degraded' else 'running' end, updated_at = now()
-     where live_status is not null and (live_status->>'received_at')::timestamptz > updated_at and ((status = 'running' and ${NOT_READY}) or (status = 'degraded' and not ${NOT_READY}))
-     returning id, team, status, live_status`,
+  // Each flip and its event in one statement: whoever reads the new status reads its event too
+  // (and no transaction holds the embedded database's connection on every pass).
+  const flipped = await db.query<{ id: number }>(
+    `with flipped as (
+       update envs set status = case status when 'running' then 'degraded' else 'running' end, updated_at = now()
+        where live_status is not null and (live_status->>'received_at')::timestamptz > updated_at and ((status = 'running' and ${NOT_READY}) or (status = 'degraded' and not ${NOT_READY}))
+        returning id, team, status, ${REASON} as reason)
+     insert into events (team, subject, type, data)
+     select team, 'env:' || id, 'status_changed', jsonb_build_object('from', case status when 'degraded' then 'running' else 'degraded' end, 'to', status, 'reason', reason) from flipped
+     returning id`,
   );
-  for (const env of flipped) {
-    const notReady = env.live_status.workloads.filter((w) => w.ready < 1).map((w) => `${w.service}: ${w.detail ?? 'not ready'}`);
-    await appendEvent(db, {
-      team: env.team, subject: `env:${env.id}`, type: 'status_changed',
-      data: { from: env.status === 'degraded' ? 'running' : 'degraded', to: env.status, reason: notReady.length > 0 ? notReady.join('; ') : 'all workloads ready' },
-    });
-  }
   return flipped.length + (await fileIncidents(db));
 }

@@ -27,7 +27,7 @@ export const transfer: PhaseDef = {
     state.archive = archive;
     const t0 = performance.now();
     const { chunks } = await relay(
-      { read: (offset, length) => ctx.agents.transferRead(from, id, offset, length), write: (offset, data) => ctx.agents.transferWrite(to, id, offset, data) },
+      { read: (offset, length) => ctx.agents.transfers.read(from, id, offset, length), write: (offset, data) => ctx.agents.transfers.write(to, id, offset, data) },
       archive.bytes,
       { chunkBytes: RELAY_CHUNK_BYTES, window: RELAY_WINDOW, signal: ctx.signal },
     );

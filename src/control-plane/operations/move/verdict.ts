@@ -17,7 +17,7 @@ export const verdict: PhaseDef = {
   async run(ctx) {
     const state = stateOf(ctx.state);
     const id = transferIdOf(ctx.deployment.id);
-    for (const host of [state.from, state.to]) if (host) ctx.agents.transferClose(host, id);
+    for (const host of [state.from, state.to]) if (host) ctx.agents.transfers.close(host, id);
     const base = { env: ctx.deployment.env, from: state.from ?? null, to: state.to ?? null, took_ms: tookMs(ctx), bytes: state.archive?.bytes ?? 0 };
     const env = ctx.deployment.env;
     const snapshot = moveSnapshotName(ctx.deployment.id);
