@@ -58,6 +58,17 @@ export const updateProjectBody = z.strictObject({
   auto_upgrade: sourceFields.auto_upgrade,
   webhook_secret: sourceFields.webhook_secret.unwrap().nullable().optional(),
   git_credentials: sourceFields.git_credentials.unwrap().nullable().optional(),
+  /** The planner of the project's kubernetes envs: an OpenAI-compatible endpoint (`url` is its base,
+   *  e.g. https://api.openai.com/v1); null: the deterministic planner. The key is never shown again. */
+  planner: z
+    .strictObject({
+      kind: z.literal('llm'),
+      url: z.string().max(2048).refine((u) => /^https?:\/\//.test(u) && URL.canParse(u), 'expected an http(s) URL'),
+      model: z.string().min(1).max(200),
+      key: z.string().min(1).max(4096),
+    })
+    .nullable()
+    .optional(),
 });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),

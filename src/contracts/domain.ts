@@ -3,6 +3,7 @@
  * status or kind fails the build wherever a `Record<…>` must handle it.
  */
 import type { EdgeProviderError } from './env-edge.js';
+import type { ClusterFacts } from './kubernetes.js';
 import type { Spec } from './spec.js';
 
 export const DEPLOYMENT_STATUSES = ['pending', 'running', 'succeeded', 'failed', 'rolled_back'] as const;
@@ -80,6 +81,10 @@ export interface Endpoint {
   readonly public?: readonly string[];
 }
 
+/** Target kinds an env can run on (seed 002); `aws_ecs` is accepted in specs and refused until built. */
+export const ENV_TARGETS = ['host', 'kubernetes'] as const;
+export type EnvTarget = (typeof ENV_TARGETS)[number];
+
 export interface Env {
   readonly id: string;
   readonly name: string;
@@ -89,6 +94,8 @@ export interface Env {
   readonly current_version: string | null;
   readonly parent_version: string | null;
   readonly host: string | null;
+  /** Where it runs: `host` (an agent's process/docker runtimes) or `kubernetes` (a cluster agent, `host` naming it). */
+  readonly target: EnvTarget;
   readonly endpoints: readonly Endpoint[];
   readonly last_error: string | null;
   readonly created_at: string;
@@ -132,6 +139,8 @@ export interface Project {
   readonly webhook_secret: boolean;
   /** The kind of credentials set for the repository, never the secret. */
   readonly git_credentials: { readonly kind: 'token' | 'ssh_key' } | null;
+  /** The planner of its kubernetes envs: null, the deterministic one; an LLM endpoint (its key never shown). */
+  readonly planner: { readonly kind: 'llm'; readonly url: string; readonly model: string } | null;
   readonly approval: 'auto' | 'required';
   /** Deploys must carry a signed envelope (DESIGN §7); the agents verify it with their own keys. */
   readonly require_signed: boolean;
@@ -145,7 +154,8 @@ export interface HostFacts {
   readonly platform: string;
   readonly arch: string;
   readonly runtimes: readonly string[];
-  readonly dataset_driver: 'btrfs' | 'copy';
+  /** 'none': a Kubernetes cluster agent. */
+  readonly dataset_driver: 'btrfs' | 'copy' | 'none';
   readonly agent_version: string;
   /** Where the host's envs are published in DNS (agent config `public_ip`, else detected); absent from agents before issue 12. */
   readonly public_ip?: string[];
@@ -158,6 +168,8 @@ export interface HostFacts {
   /** The disk that holds the agent's datasets: its size and what is free (refreshed by heartbeats). */
   readonly disk_bytes?: number;
   readonly disk_free_bytes?: number;
+  /** Set by a Kubernetes cluster agent (`runtimes: ['kubernetes']`): what the planner plans for. */
+  readonly cluster?: ClusterFacts;
 }
 
 export interface Host {

@@ -25,6 +25,8 @@
  */
 import { z } from 'zod';
 import type { HostFacts } from './domain.js';
+import { clusterFacts } from './kubernetes.js';
+import type { KubeCommandKind, KubeCommands } from './kube-commands.js';
 import type { EnvEdgePayload, EnvEdgeResult } from './env-edge.js';
 import type { Envelope, PipelineAnswer } from './envelope.js';
 import type { PackedTree, ServiceSpec } from './spec.js';
@@ -46,7 +48,8 @@ const hostFacts = z.looseObject({
   platform: z.string(),
   arch: z.string(),
   runtimes: z.array(z.string()),
-  dataset_driver: z.enum(['btrfs', 'copy']),
+  // 'none': a Kubernetes cluster agent (its envs' data lives in PersistentVolumeClaims).
+  dataset_driver: z.enum(['btrfs', 'copy', 'none']),
   agent_version: z.string(),
   public_ip: z.array(z.string().max(64)).max(8).optional(),
   // An IP address or a DNS name (an ssh cloud's machine may be named by one): up to 253 characters.
@@ -56,6 +59,8 @@ const hostFacts = z.looseObject({
   /** The disk that holds the agent's datasets: its size and what is free (free is refreshed by each heartbeat). */
   disk_bytes: z.number().int().min(0).optional(),
   disk_free_bytes: z.number().int().min(0).optional(),
+  /** A Kubernetes cluster agent's cluster (`runtimes: ['kubernetes']`). */
+  cluster: clusterFacts.optional(),
 });
 
 /** A live output message carries at most this many lines, each cut to this many characters. */
@@ -158,8 +163,9 @@ export const controlMessage = z.discriminatedUnion('type', [
 export const transferDataHeader = z.strictObject({ type: z.literal('transfer_data'), transfer: transferId, offset: transferOffset });
 export const transferWriteHeader = z.strictObject({ type: z.literal('transfer_write'), transfer: transferId, offset: transferOffset });
 
-/** Every command the agent understands, with its payload and its result. */
-export interface Commands {
+/** Every command an agent understands, with its payload and its result: a host agent's below, a
+ *  Kubernetes cluster agent's in kube-commands.ts. */
+export interface Commands extends KubeCommands {
   /** Prepare datasets, start the version's services on fresh ports, wait for health, probe egress.
    *  Services of other versions of the env keep running (the phase engine stops them on success
    *  through env.rollback / a later env.create with `retire_others`). On start or health failure the
@@ -310,7 +316,9 @@ export interface SnapshotUsage {
   readonly datasets: readonly { readonly name: string; readonly bytes: number; readonly truncated: boolean }[];
 }
 export type CommandKind = keyof Commands;
-export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots', 'env.edge', 'env.export', 'env.import'] as const satisfies readonly CommandKind[];
+/** The commands of a host agent (everything but a cluster agent's `kube.*`). */
+export type HostCommandKind = Exclude<CommandKind, KubeCommandKind>;
+export const COMMAND_KINDS = ['env.create', 'env.rollback', 'env.snapshot', 'env.exec', 'env.destroy', 'env.fork', 'env.resume', 'verify.collect', 'verify.run', 'env.stop', 'env.release', 'logs.request', 'status.refresh', 'env.prune_snapshots', 'env.snapshots', 'env.edge', 'env.export', 'env.import'] as const satisfies readonly HostCommandKind[];
 
 export interface ServiceEndpoint {
   readonly service: string;

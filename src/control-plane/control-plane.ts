@@ -145,7 +145,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   );
   const sweepers = [
     new Sweeper('monitor', timed('monitor', () => sweepMonitor(db)), 2000, bus, log),
-    new Sweeper('planner', timed('planner', () => sweepPlanning({ db, bus, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log })), 1000, bus, log),
+    new Sweeper('planner', timed('planner', () => sweepPlanning({ db, bus, agents, planner: opts.planner ?? hostPlanner, maxAttempts: 3, log })), 1000, bus, log),
     new Sweeper('telemetry', timed('telemetry', () => sweepTelemetry(db, opts.metricsRetentionMs ?? DEFAULT_METRICS_RETENTION_MS)), 30_000, bus, log),
     new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
     new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),

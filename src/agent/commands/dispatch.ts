@@ -14,11 +14,12 @@
  */
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { z } from 'zod';
 import type { AgentMessage, CommandKind } from '../../contracts/protocol.js';
 import { parseOrThrow } from '../../contracts/validation.js';
 import type { AgentContext } from '../context.js';
 import { outcomeOfError, type CommandOutcome, type CommandStore, type UnackedResult } from './command-store.js';
-import { HANDLERS, isCommandKind } from './index.js';
+import { HANDLERS } from './index.js';
 import { PAYLOADS } from './payloads.js';
 
 export interface CommandMessage {
@@ -30,9 +31,24 @@ export interface CommandMessage {
 type ResultMessage = Extract<AgentMessage, { type: 'result' }>;
 type OutputMessage = Extract<AgentMessage, { type: 'output' }>;
 
-/** Read-only kinds (telemetry): running one twice is harmless, so they bypass the command store
+/** What the runner needs of an agent's context: a host agent's (context.ts) or a cluster agent's. */
+export type DispatchContext = Pick<AgentContext, 'dataDir' | 'released' | 'log' | 'output'>;
+
+/** The kinds an agent handles: each handler with the schema its payload is checked against.
+ *  `readOnly` kinds (telemetry): running one twice is harmless, so they bypass the command store
  *  and the command log — a log view every few seconds must not leave a file per request. */
-const READ_ONLY: ReadonlySet<string> = new Set<CommandKind>(['logs.request', 'status.refresh', 'env.snapshots']);
+export interface CommandRegistry<C extends DispatchContext> {
+  readonly handlers: Partial<Record<CommandKind, { run(payload: never, ctx: C, receivedAt: number): Promise<unknown> }>>;
+  readonly payloads: Partial<Record<CommandKind, z.ZodType>>;
+  readonly readOnly: ReadonlySet<string>;
+}
+
+/** A host agent's registry (index.ts, payloads.ts). */
+export const HOST_COMMANDS: CommandRegistry<AgentContext> = {
+  handlers: HANDLERS,
+  payloads: PAYLOADS,
+  readOnly: new Set<CommandKind>(['logs.request', 'status.refresh', 'env.snapshots']),
+};
 
 export interface Dispatcher {
   /** Handle one command; resolves once it is answered (sent, or kept in the outbox for `flush`). */
@@ -49,8 +65,18 @@ function resultMessage(id: string, outcome: CommandOutcome): ResultMessage {
   return outcome.ok ? { type: 'result', id, ok: true, result: outcome.result } : { type: 'result', id, ok: false, error: outcome.error };
 }
 
-/** `unacked`: results finished before this process started and never acknowledged (CommandStore.unacked). */
-export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (msg: ResultMessage | OutputMessage) => boolean, unacked: readonly UnackedResult[] = []): Dispatcher {
+/** `unacked`: results finished before this process started and never acknowledged (CommandStore.unacked).
+ *  `registry`: the kinds this agent handles (default: a host agent's). */
+export function createDispatcher<C extends DispatchContext = AgentContext>(
+  ctx: C,
+  store: CommandStore,
+  send: (msg: ResultMessage | OutputMessage) => boolean,
+  unacked: readonly UnackedResult[] = [],
+  registry: CommandRegistry<C> = HOST_COMMANDS as unknown as CommandRegistry<C>,
+): Dispatcher {
+  type Run = { run(p: unknown, c: C, at: number): Promise<unknown> };
+  const handlerOf = (kind: string) => (Object.hasOwn(registry.handlers, kind) ? (registry.handlers[kind as CommandKind] as Run | undefined) : undefined);
+  const payloadOf = (kind: string) => registry.payloads[kind as CommandKind]!;
   /** Answers awaiting an ack, in insertion order; `sentAt` null: not sent yet. */
   const outbox = new Map<string, { msg: ResultMessage; sentAt: number | null }>();
   const transmit = (msg: ResultMessage) => outbox.set(msg.id, { msg, sentAt: send(msg) ? Date.now() : null });
@@ -63,7 +89,8 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
   return {
     async dispatch({ id, kind, payload }) {
       const receivedAt = Date.now();
-      if (!isCommandKind(kind)) {
+      const handler = handlerOf(kind);
+      if (!handler) {
         ctx.log(`command ${id}: unknown kind "${kind}"`);
         answer({ type: 'result', id, ok: false, error: { code: 'BAD_REQUEST', message: `this agent does not know command kind "${kind}"` } });
         return;
@@ -74,11 +101,10 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
         answer({ type: 'result', id, ok: false, error: { code: 'RELEASED', message: `env ${env} was separated from denv; this agent no longer acts on it` } });
         return;
       }
-      if (READ_ONLY.has(kind)) {
-        const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
+      if (registry.readOnly.has(kind)) {
         let outcome: CommandOutcome;
         try {
-          outcome = { ok: true, result: await handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt) };
+          outcome = { ok: true, result: await handler.run(parseOrThrow(payloadOf(kind), payload, 'BAD_REQUEST', 'payload'), ctx, receivedAt) };
         } catch (err) {
           outcome = outcomeOfError(err);
         }
@@ -91,10 +117,9 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
         async () => {
           ctx.log(`command ${id} ${kind} started`);
           // The handler map is indexed by the same kind as the schema: the pair is consistent by construction.
-          const handler = HANDLERS[kind] as { run(p: unknown, c: AgentContext, at: number): Promise<unknown> };
           // Live output (a build's) goes out as it comes, best effort: not kept for a reconnect.
           const output = (service: string, lines: readonly string[]) => void send({ type: 'output', id, service, lines: [...lines] });
-          return handler.run(parseOrThrow(PAYLOADS[kind], payload, 'BAD_REQUEST', 'payload'), { ...ctx, output }, receivedAt);
+          return handler.run(parseOrThrow(payloadOf(kind), payload, 'BAD_REQUEST', 'payload'), { ...ctx, output }, receivedAt);
         },
         typeof env === 'string' ? env : null,
       );
@@ -132,7 +157,7 @@ export function createDispatcher(ctx: AgentContext, store: CommandStore, send: (
  * applied again because an agent restart cut the earlier run short, `stored` = answered from the
  * record of an earlier run, `joined` = joined the run in flight, `refused` = env separated). Tests read it to prove what the host received; operators to see what was done.
  */
-async function logCommand(ctx: AgentContext, entry: { id: string; kind: string; env: string | null; source: string }): Promise<void> {
+async function logCommand(ctx: DispatchContext, entry: { id: string; kind: string; env: string | null; source: string }): Promise<void> {
   await appendFile(path.join(ctx.dataDir, 'command-log.jsonl'), `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 }).catch(() => {});
 }
 

@@ -1,8 +1,9 @@
 /**
  * The registry of command handlers: the only list of what the agent can do. A `Record` over
- * `CommandKind`, so a kind added to protocol.ts fails the build here until it is handled.
+ * `HostCommandKind`, so a kind added to protocol.ts fails the build here until it is handled (a
+ * cluster agent's `kube.*` kinds are its own: agent/kubernetes/).
  */
-import type { CommandKind } from '../../contracts/protocol.js';
+import type { HostCommandKind } from '../../contracts/protocol.js';
 import { envCreate } from './env-create.js';
 import { envDestroy } from './env-destroy.js';
 import { envEdge } from './env-edge.js';
@@ -23,7 +24,7 @@ import { verifyRun } from './verify-run.js';
 import { logsRequest } from './logs-request.js';
 import { statusRefresh } from './status-refresh.js';
 
-export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
+export const HANDLERS: { readonly [K in HostCommandKind]: CommandHandler<K> } = {
   'env.create': envCreate,
   'env.rollback': envRollback,
   'env.snapshot': envSnapshot,
@@ -43,7 +44,3 @@ export const HANDLERS: { readonly [K in CommandKind]: CommandHandler<K> } = {
   'env.export': envExport,
   'env.import': envImport,
 };
-
-export function isCommandKind(kind: string): kind is CommandKind {
-  return Object.hasOwn(HANDLERS, kind);
-}

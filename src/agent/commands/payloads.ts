@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { TRANSFER_ID, type Commands, type CommandKind } from '../../contracts/protocol.js';
+import { TRANSFER_ID, type Commands, type HostCommandKind } from '../../contracts/protocol.js';
 import { sourceCheckoutSchema } from '../../contracts/source.js';
 import { DEPENDS_CONDITIONS, RESTART_POLICIES, UPDATE_ORDERS } from '../../contracts/spec.js';
 import { dnsSettings, proxySettings } from '../../contracts/edge-settings.js';
@@ -114,4 +114,4 @@ export const PAYLOADS = {
   }),
   'env.export': z.object({ env: name, snapshot: name, volumes: z.array(name), format: z.enum(['btrfs', 'tar']), transfer: z.string().regex(TRANSFER_ID) }),
   'env.import': z.object({ env: name, snapshot: name, transfer: z.string().regex(TRANSFER_ID), format: z.enum(['btrfs', 'tar']), bytes: z.number().int().min(0), sha256: z.string().regex(/^[0-9a-f]{64}$/) }),
-} as const satisfies { readonly [K in CommandKind]: z.ZodType<Commands[K]['payload']> };
+} as const satisfies { readonly [K in HostCommandKind]: z.ZodType<Commands[K]['payload']> };

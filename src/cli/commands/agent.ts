@@ -21,6 +21,9 @@ interface AgentOptions {
   readonly allowPath?: string[];
   readonly address?: string;
   readonly docker?: boolean;
+  readonly kubernetes?: boolean;
+  readonly kubeconfig?: string;
+  readonly namespace?: string;
 }
 
 /** `--control`: an http(s) URL, or `unix:/abs/path.sock` (a control plane's socket file, as a `local` cloud gives its agents). */
@@ -52,6 +55,9 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--workloads <dir>', "root of the services' files: env work dirs, verify copies (default <data-dir>-workloads); must be reachable by other users").env('DENV_AGENT_WORKLOADS'))
     .option('--allow-path <dir>', 'a host path process services may use as working_dir (repeatable; adds to the config\'s allow.paths)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--no-docker', 'no image services here, even where a Docker engine answers (a local cloud\'s machines)')
+    .option('--kubernetes', "a cluster agent: apply envs whose target is kubernetes to the cluster of --kubeconfig (no process or docker runtime, no datasets)")
+    .addOption(new Option('--kubeconfig <file>', 'with --kubernetes: the kubeconfig to use (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)'))
+    .addOption(new Option('--namespace <name>', "with --kubernetes: the namespace every env's objects go in (default: the kubeconfig context's, else default)"))
     .addOption(new Option('--ports <min-max>', 'host ports handed to services; agents sharing a machine need disjoint ranges (default 20000-29999)').argParser(parsePortRange).env('DENV_AGENT_PORTS'))
     .addHelpText(
       'after',
@@ -61,6 +67,8 @@ export function registerAgent(program: Command): void {
         'denv agent --control http://127.0.0.1:4600 --data-dir /var/lib/denv-agent',
         '# signed image deploys, and POST /deploy for CI on the config\'s listen address:',
         'denv agent --config /etc/denv/agent.yaml --control http://127.0.0.1:4600',
+        '# a Kubernetes cluster (envs with x-denv.target: kubernetes):',
+        'denv agent --kubernetes --kubeconfig ~/.kube/config --namespace apps --control http://127.0.0.1:4600',
         `# --data-dir defaults to ${DEFAULT_DATA_DIR}/agent for the agent`,
       ),
     )
@@ -69,7 +77,16 @@ export function registerAgent(program: Command): void {
       // The agent must not share the control plane's default data dir, so its default is a subdir.
       const given = cmd.getOptionValueSourceWithGlobals('dataDir') !== 'default';
       const dataDir = path.resolve(given ? opts.dataDir : path.join(DEFAULT_DATA_DIR, 'agent'));
+      if (!opts.kubernetes && (opts.kubeconfig || opts.namespace)) throw new CliError('USAGE', '--kubeconfig and --namespace are for a cluster agent: add --kubernetes');
       const shutdown = onShutdown();
+      if (opts.kubernetes) {
+        try {
+          await runClusterAgent(opts, dataDir, shutdown.stopped);
+        } finally {
+          shutdown.dispose();
+        }
+        return;
+      }
       try {
         const { startAgent } = await import('../../agent/agent.js');
         const { loadAgentConfig } = await import('../../agent/config/agent-config.js');
@@ -91,4 +108,19 @@ export function registerAgent(program: Command): void {
         shutdown.dispose();
       }
     });
+}
+
+/** `denv agent --kubernetes`: a cluster agent until SIGINT/SIGTERM (agent/cluster/). */
+async function runClusterAgent(opts: AgentOptions, dataDir: string, stopped: Promise<unknown>): Promise<void> {
+  if (!opts.control) throw new CliError('USAGE', 'a cluster agent needs --control <url>');
+  const { startClusterAgent } = await import('../../agent/cluster/cluster-agent.js');
+  say(`connecting to ${opts.control}…`);
+  const agent = startClusterAgent({ control: opts.control, dataDir, enrollmentKey: opts.enrollmentKey, name: opts.name, kubeconfig: opts.kubeconfig, namespace: opts.namespace, log: say });
+  try {
+    const connected = agent.hostId.then((id: string) => say(`cluster agent connected to ${opts.control} as ${id} (data in ${dataDir})`));
+    await Promise.race([stopped, connected.then(() => stopped)]);
+    say('stopping the agent…');
+  } finally {
+    await agent.close();
+  }
 }

@@ -10,6 +10,7 @@ const env: Env = {
   project: 'prj_1',
   stage: 'production',
   status: 'running',
+  target: 'host',
   current_version: 'ver_1',
   parent_version: null,
   host: 'host_1',

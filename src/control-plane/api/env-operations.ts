@@ -8,6 +8,7 @@ import { emptyBody, forkBody, moveBody, rollbackBody, verifyBody } from '../../c
 import { DenvError } from '../../contracts/errors.js';
 import { runAction } from './env-lifecycle.js';
 import { createDeployment } from '../operations/create-deployment.js';
+import { assertKindOnTarget } from '../operations/kinds.js';
 import { loadVersion, type VersionRecord } from '../operations/versions.js';
 import type { Db } from '../store/db.js';
 import { iso, toDeployment, toEnv, type EnvRow } from '../store/rows.js';
@@ -32,6 +33,8 @@ async function startOperation<T>({ db, bus }: Pick<ApiContext, 'db' | 'bus'>, wo
 async function operableEnv(db: Db, team: string, ref: string, kind: keyof typeof OPERABLE_FROM): Promise<EnvRow> {
   const env = (await db.query<EnvRow>('select * from envs where team = $1 and id = $2 for update', [team, ref]))[0];
   if (!env) throw new DenvError('NOT_FOUND', `env "${ref}" not found`);
+  // The target first: a Kubernetes env's answer is that it cannot, whatever its status or spec.
+  assertKindOnTarget(kind, env.target, env.name);
   const allowed: readonly string[] = OPERABLE_FROM[kind];
   if (!allowed.includes(env.status)) throw new DenvError('CONFLICT', `cannot ${kind} env ${env.name} (${env.id}): it is ${env.status}; ${kind} needs ${allowed.join(' or ')}`);
   return env;
@@ -44,9 +47,9 @@ async function currentVersion(db: Db, env: EnvRow, what: string): Promise<Versio
 }
 
 /** The host a move goes to: a host of the team that is not removed, by id or (unique) name. */
-async function moveTarget(db: Db, team: string, ref: string): Promise<{ id: string; name: string; drained: boolean }> {
-  const rows = await db.query<{ id: string; name: string; drained: boolean }>(
-    "select id, name, drained_at is not null as drained from hosts where team = $1 and (id = $2 or name = $2) and status <> 'removed'",
+async function moveTarget(db: Db, team: string, ref: string): Promise<{ id: string; name: string; drained: boolean; cluster: boolean }> {
+  const rows = await db.query<{ id: string; name: string; drained: boolean; cluster: boolean }>(
+    "select id, name, drained_at is not null as drained, coalesce(facts->'runtimes' ? 'kubernetes', false) as cluster from hosts where team = $1 and (id = $2 or name = $2) and status <> 'removed'",
     [team, ref],
   );
   if (rows.length === 0) throw new DenvError('NOT_FOUND', `host "${ref}" not found in this team`);
@@ -128,6 +131,7 @@ export const envOperationRoutes = [
         const host = await moveTarget(tx, auth.team, body.to);
         if (host.id === env.host) throw new DenvError('CONFLICT', `env ${env.name} (${env.id}) already runs on host ${host.name} (${host.id})`);
         if (host.drained) throw new DenvError('CONFLICT', `host ${host.name} (${host.id}) is drained: it takes no env (\`denv hosts undrain ${host.id}\`)`);
+        if (host.cluster) throw new DenvError('CONFLICT', `host ${host.name} (${host.id}) is a Kubernetes cluster agent: an env moves between hosts with datasets`);
         const dep = await createDeployment(tx, { team: auth.team, env: env.id, kind: 'move', params: { to: host.id } });
         return { deployment: toDeployment(dep), env: toEnv(env) };
       });

@@ -65,8 +65,8 @@ export const projectRoutes = [
   route({
     method: 'PATCH', url: '/v1/projects/:project', body: updateProjectBody, scope: 'admin',
     summary:
-      "Change a project's settings {base_domain?, repo?, branch?, compose_path?, auto_upgrade?, webhook_secret?, git_credentials?}: a field left out keeps its value, null clears it " +
-      "(base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's. webhook_secret and git_credentials are never shown again)",
+      "Change a project's settings {base_domain?, repo?, branch?, compose_path?, auto_upgrade?, webhook_secret?, git_credentials?, planner?}: a field left out keeps its value, null clears it " +
+      "(base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's. planner: {kind: llm, url, model, key} plans the project's kubernetes envs through an OpenAI-compatible endpoint, null the deterministic planner; webhook_secret, git_credentials and the planner's key are never shown again)",
     async handler({ db, sources }, { auth, body, params }) {
       const project = await findProject(db, auth.team, params.project!);
       const repo = body.repo ? sources.checkRepo(body.repo) : body.repo;
@@ -80,6 +80,7 @@ export const projectRoutes = [
       if (body.auto_upgrade !== undefined) changes.push(['auto_upgrade', body.auto_upgrade]);
       if (body.webhook_secret !== undefined) changes.push(['webhook_secret', body.webhook_secret]);
       if (body.git_credentials !== undefined) changes.push(['git_credentials', body.git_credentials === null ? null : JSON.stringify(body.git_credentials)]);
+      if (body.planner !== undefined) changes.push(['planner', body.planner === null ? null : JSON.stringify(body.planner)]);
       return db.tx(async (tx) => {
         const set = changes.map(([column], i) => `${column} = $${i + 2}`).join(', ');
         const rows = changes.length === 0
@@ -89,7 +90,7 @@ export const projectRoutes = [
         // Audit: who changed what (the edge sweep moves the envs' hostnames on its next pass); secrets only as "set".
         await appendEvent(tx, {
           team: auth.team, subject: `project:${project.id}`, type: 'project.changed',
-          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: after.base_domain, repo: after.repo, branch: after.branch, compose_path: after.compose_path, auto_upgrade: after.auto_upgrade, webhook_secret: after.webhook_secret, git_credentials: after.git_credentials },
+          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: after.base_domain, repo: after.repo, branch: after.branch, compose_path: after.compose_path, auto_upgrade: after.auto_upgrade, webhook_secret: after.webhook_secret, git_credentials: after.git_credentials, planner: after.planner },
         });
         return projectView(rows[0]!, false);
       });

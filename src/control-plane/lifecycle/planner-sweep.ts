@@ -9,18 +9,23 @@ import { messageOf } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import type { Spec } from '../../contracts/spec.js';
 import type { Bus } from '../bus.js';
+import type { AgentGateway } from '../gateway/agent-gateway.js';
+import { planClusterEnv } from '../targets/kubernetes/plan-cluster-env.js';
 import { createDeployment } from '../operations/create-deployment.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
-import type { Planner } from './planner.js';
+import { FinalPlanError, type Planner } from './planner.js';
 import { guidanceHistory, latestPlan } from './plans.js';
 import { finishUnrun } from './supersede.js';
 
 export interface PlannerSweepDeps {
   readonly db: Db;
   readonly bus: Bus;
+  /** The planner of host targets; kubernetes targets are planned by targets/kubernetes/. */
   readonly planner: Planner;
+  /** Kubernetes targets: the planner reads the env's live objects through its cluster agent. */
+  readonly agents: AgentGateway;
   readonly maxAttempts: number;
   readonly log: (line: string) => void;
 }
@@ -69,17 +74,25 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
   const current = env.current_version ? (await db.query<{ number: number }>('select number from versions where id = $1', [env.current_version]))[0]?.number ?? null : null;
   const guidance = await guidanceHistory(db, env.id);
   let plan;
+  // A cluster env is planned for one cluster agent: the env is placed on it with its plan.
+  let cluster: string | null = null;
   try {
     if (!dep) throw new Error('nothing to plan: the env has no version and no pending deploy');
     const spec = (dep.params as { spec: Spec }).spec;
-    plan = await deps.planner.plan({ spec, envName: env.name, hostName: host, replacesVersion: current, instructions: guidance.join('\n') });
+    if (env.target === 'kubernetes') {
+      const requested = (dep.params as { target?: { host?: string } | null }).target?.host ?? null;
+      ({ plan, host: cluster } = await planClusterEnv(db, deps.agents, { env, spec, requested, instructions: guidance.join('\n'), replacesVersion: current }));
+    } else {
+      plan = await deps.planner.plan({ spec, envName: env.name, hostName: host, replacesVersion: current, instructions: guidance.join('\n') });
+    }
   } catch (err) {
-    await recordFailure(deps, env, dep, messageOf(err));
+    await recordFailure(deps, env, dep, messageOf(err), err instanceof FinalPlanError);
     return;
   }
   const spec = (dep!.params as { spec: Spec }).spec;
   const approval = spec.approval ?? project.approval;
   await db.tx(async (tx) => {
+    if (cluster && cluster !== env.host) await tx.query('update envs set host = $2 where id = $1', [env.id, cluster]);
     await tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]);
     const requested = await latestPlan(tx, env.id, ['requested']);
     const instructions = guidance.join('\n');
@@ -103,10 +116,10 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
   deps.bus.emit('kick');
 }
 
-async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: DeploymentRow | null, message: string): Promise<void> {
+async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: DeploymentRow | null, message: string, final = false): Promise<void> {
   const { db } = deps;
   const attempts = env.planner_attempts + 1;
-  if (attempts < deps.maxAttempts) {
+  if (attempts < deps.maxAttempts && !final) {
     await db.query('update envs set planner_attempts = $2, planner_lease_until = null where id = $1', [env.id, attempts]);
     return;
   }

@@ -22,6 +22,12 @@ export interface Plan {
   readonly artifact: string;
 }
 
+/** A planning failure not worth retrying by the sweep (an LLM planner that already used its tries):
+ *  the env fails at once with "use Re-plan to retry". */
+export class FinalPlanError extends Error {
+  override readonly name = 'FinalPlanError';
+}
+
 export interface Planner {
   readonly name: string;
   plan(input: PlanInput): Promise<Plan>;

@@ -8,7 +8,8 @@
  *   deploying / upgrading                                   → queued: planned when the running deploy finishes
  *   stopping / tearing_down                                 → 409
  */
-import type { EnvStage, EnvStatus } from '../../contracts/domain.js';
+import type { EnvStage, EnvStatus, EnvTarget } from '../../contracts/domain.js';
+import type { Spec } from '../../contracts/spec.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { createDeployment } from '../operations/create-deployment.js';
@@ -25,10 +26,21 @@ export interface DeployRequest {
   readonly params: Record<string, unknown>;
 }
 
+/** The target a spec asks for (`x-denv.target`); `aws_ecs` is refused until that target exists. */
+export function targetOfSpec(spec: Pick<Spec, 'target'> | undefined): EnvTarget {
+  const target = spec?.target ?? 'host';
+  if (target === 'aws_ecs') throw new DenvError('BAD_REQUEST', 'x-denv.target aws_ecs: the ECS target is not available yet; use host or kubernetes');
+  return target;
+}
+
 export async function requestDeploy(db: Db, r: DeployRequest): Promise<{ env: EnvRow; deployment: DeploymentRow }> {
+  const target = targetOfSpec((r.params as { spec?: Spec }).spec);
   let env = (await db.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated') for update", [r.project, r.envName]))[0];
   if (!env) {
-    env = (await db.query<EnvRow>("insert into envs (id, team, project, name, stage, status) values ($1, $2, $3, $4, $5, 'planning') returning *", [newId('env'), r.team, r.project, r.envName, r.stage]))[0]!;
+    env = (await db.query<EnvRow>("insert into envs (id, team, project, name, stage, status, target) values ($1, $2, $3, $4, $5, 'planning', $6) returning *", [newId('env'), r.team, r.project, r.envName, r.stage, target]))[0]!;
+  } else if (env.target !== target) {
+    // An env's workloads live on one target: moving them between a host and a cluster is not a deploy.
+    throw new DenvError('INVALID_TRANSITION', `env ${env.name} (${env.id}) runs on target ${env.target}; this spec asks for ${target}: tear the env down first, or deploy it under another name`);
   }
   const status = env.status as EnvStatus;
   if (status === 'stopping' || status === 'tearing_down') {

@@ -14,7 +14,7 @@
  * agent never answered are closed (store/commands.ts), so a reconnecting host is not sent them.
  */
 import type { Clouds } from '../clouds/clouds.js';
-import type { Phase } from '../../contracts/domain.js';
+import type { EnvTarget, Phase } from '../../contracts/domain.js';
 import { DenvError, isDenvError, messageOf } from '../../contracts/errors.js';
 import { killPoint } from '../../lib/kill-point.js';
 import type { Bus } from '../bus.js';
@@ -23,7 +23,7 @@ import type { Db } from '../store/db.js';
 import { abandonOpenCommands } from '../store/commands.js';
 import { appendEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
-import { KIND_DEFS } from './kinds.js';
+import { TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
 import { onDeploymentFinished } from './env-status.js';
@@ -157,8 +157,9 @@ export class Engine {
     const { db, agents, config } = this.opts;
     const dep = await this.load(id);
     if (dep.status !== 'pending' && dep.status !== 'running') return;
-    const defs = KIND_DEFS[dep.kind];
-    if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind}`);
+    const target = (await db.query<{ target: EnvTarget }>('select target from envs where id = $1', [dep.env]))[0]?.target ?? 'host';
+    const defs = TARGET_KIND_DEFS[target][dep.kind];
+    if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind} on target ${target}`);
     const lease = setInterval(() => {
       void db.query("update deployments set lease_until = now() + ($3 || ' milliseconds')::interval where id = $1 and lease_owner = $2", [id, this.owner, String(this.opts.leaseMs)]).catch(() => {});
     }, Math.max(250, this.opts.leaseMs / 3));

@@ -3,7 +3,9 @@
  * kind's phase list in contracts/domain.ts (KIND_PHASES); a test keeps them in step. Kinds not
  * listed here cannot be started yet (the API refuses them).
  */
-import type { DeploymentKind } from '../../contracts/domain.js';
+import type { DeploymentKind, EnvTarget } from '../../contracts/domain.js';
+import { DenvError } from '../../contracts/errors.js';
+import { CLUSTER_KIND_DEFS } from '../targets/kubernetes/phases/index.js';
 import { DEPLOY_PHASES } from './deploy/index.js';
 import { DESTROY_PHASES } from './destroy/index.js';
 import { FORK_PHASES } from './fork/index.js';
@@ -28,3 +30,17 @@ export const KIND_DEFS: Partial<Record<DeploymentKind, readonly PhaseDef[]>> = {
   separate: SEPARATE_PHASES,
   move: MOVE_PHASES,
 };
+
+/** Each target's phase implementations (a cluster's: targets/kubernetes/phases/). */
+export const TARGET_KIND_DEFS: Record<EnvTarget, Partial<Record<DeploymentKind, readonly PhaseDef[]>>> = {
+  host: KIND_DEFS,
+  kubernetes: CLUSTER_KIND_DEFS,
+};
+
+/** Refuse (409) an operation an env's target cannot run — a fork, snapshot, verify, rollback or move
+ *  of a Kubernetes env needs datasets on a host. Checked when the deployment is created. */
+export function assertKindOnTarget(kind: DeploymentKind, target: EnvTarget, envName: string): void {
+  if (TARGET_KIND_DEFS[target][kind]) return;
+  const why = target === 'kubernetes' ? 'it needs datasets on a host, and this env runs on a Kubernetes cluster (its data is in PersistentVolumeClaims)' : `the ${target} target cannot run it`;
+  throw new DenvError('CONFLICT', `${kind} is not available for env ${envName}: ${why}`);
+}

@@ -386,6 +386,18 @@ alter table hosts add column machine text references machines(id);
 alter table hosts add column drained_at timestamptz;
 `,
   },
+  {
+    id: 15,
+    name: 'env-target',
+    sql: `
+-- Issue 16: where an env runs — 'host' (an agent's process/docker runtimes) or 'kubernetes' (a
+-- cluster agent applies its manifests). Set when the env is created, from the spec's x-denv.target.
+alter table envs add column target text not null default 'host';
+-- A project's planner for kubernetes envs: null = the deterministic one; {kind: 'llm', url, model, key}
+-- = an OpenAI-compatible endpoint (the key kept in clear like git_credentials, shown only as set).
+alter table projects add column planner jsonb;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -1,5 +1,5 @@
 /** Row → API shape mappers. Timestamps leave the store as ISO strings. */
-import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvEdge, EnvStage, EnvStatus, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
+import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvEdge, EnvStage, EnvStatus, EnvTarget, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
 import type { GitCredentials } from '../../contracts/source.js';
 import type { Spec } from '../../contracts/spec.js';
 
@@ -11,14 +11,16 @@ export interface EnvRow {
   current_version: string | null; parent_version: string | null; host: string | null;
   endpoints: Endpoint[]; last_error: string | null; created_at: unknown; updated_at: unknown;
   live_status: Record<string, unknown> | null; planner_attempts: number;
+  /** Where the env runs (migration 15): its phases and planner follow it. */
+  target: EnvTarget;
   /** control-plane/edge/env-edge-record.ts; absent from rows read before migration 9. */
   edge?: EnvEdge | null;
 }
 /** The columns toEnv reads: a list of envs need not carry (and parse, and copy across threads) their live status. */
-export const ENV_VIEW_COLUMNS = 'id, team, project, name, stage, status, current_version, parent_version, host, endpoints, last_error, created_at, updated_at, planner_attempts, edge';
+export const ENV_VIEW_COLUMNS = 'id, team, project, name, stage, status, current_version, parent_version, host, endpoints, last_error, created_at, updated_at, planner_attempts, edge, target';
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,
-  current_version: r.current_version, parent_version: r.parent_version, host: r.host,
+  current_version: r.current_version, parent_version: r.parent_version, host: r.host, target: r.target ?? 'host',
   endpoints: r.endpoints ?? [], last_error: r.last_error, created_at: isoReq(r.created_at),
   edge: r.edge ? { status: r.edge.status, names: r.edge.names, proxy: r.edge.proxy, dns: r.edge.dns, applied_at: r.edge.applied_at } : null,
 });
@@ -44,12 +46,17 @@ export const toDeployment = (r: Pick<DeploymentRow, 'id' | 'kind' | 'env' | 'sta
 export interface ProjectRow {
   id: string; team: string; name: string; compose: unknown; repo: string | null; branch: string | null; approval: string; require_signed: boolean; base_domain: string | null;
   compose_path: string; auto_upgrade: boolean; webhook_secret: string | null; git_credentials: GitCredentials | null; created_at: unknown;
+  /** Migration 15: the LLM planner of its kubernetes envs (key in clear, never shown). */
+  planner?: ProjectPlanner | null;
 }
+/** A project's LLM planner as stored (`PATCH /v1/projects/{p}` planner). */
+export interface ProjectPlanner { readonly kind: 'llm'; readonly url: string; readonly model: string; readonly key: string }
 /** A project as the API shows it: of its secrets only whether they are set (and the credentials' kind). */
 export const toProject = (r: ProjectRow): Project => ({
   id: r.id, name: r.name, team: r.team, compose: r.compose === null ? null : JSON.stringify(r.compose),
   repo: r.repo, branch: r.branch, compose_path: r.compose_path, auto_upgrade: r.auto_upgrade, webhook_secret: r.webhook_secret !== null,
   git_credentials: r.git_credentials ? { kind: r.git_credentials.kind } : null,
+  planner: r.planner ? { kind: r.planner.kind, url: r.planner.url, model: r.planner.model } : null,
   approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
 });
 

@@ -22,7 +22,7 @@ export interface DueEnv {
 /**
  * Claim up to `limit` envs due a sweep and mark them swept now (the claim: another replica's
  * identical update re-checks the condition on the row it would change and no longer matches).
- * Due: live, on a connected host, and an operation that makes snapshots ended on it — or a fork
+ * Due: live, on a connected host (not a cluster: a Kubernetes env has no snapshots), and an operation that makes snapshots ended on it — or a fork
  * of one of its versions was destroyed — since its last sweep. A host that is down is simply not
  * claimed; its envs are swept once it is back. Deployments running on the env do not hold the
  * sweep back: what they need is kept (`retentionInput`), and what they create is never pruned
@@ -33,7 +33,7 @@ export async function claimDueEnvs(db: Db, limit = 20): Promise<DueEnv[]> {
     `update envs set snapshots_swept_at = now()
      where id in (
        select e.id from envs e join hosts h on h.id = e.host
-       where e.status not in ('torn_down', 'separated') and h.connected_to is not null
+       where e.status not in ('torn_down', 'separated') and e.target = 'host' and h.connected_to is not null
          and (exists (select 1 from deployments d where d.env = e.id and d.kind = any($1) and d.finished_at is not null
                         and d.finished_at > coalesce(e.snapshots_swept_at, '-infinity'))
            or exists (select 1 from deployments d join envs f on f.id = d.env join versions pv on pv.id = f.parent_version

@@ -10,7 +10,8 @@ import { DenvError } from '../../contracts/errors.js';
 import type { Commands } from '../../contracts/protocol.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 
-export const TELEMETRY_KINDS = ['logs.request', 'status.refresh', 'env.snapshots'] as const;
+/** `kube.live`: the planner's read of a cluster env's objects (targets/kubernetes/plan-cluster-env.ts). */
+export const TELEMETRY_KINDS = ['logs.request', 'status.refresh', 'env.snapshots', 'kube.live'] as const;
 export type TelemetryKind = (typeof TELEMETRY_KINDS)[number];
 
 export const AGENT_REQUEST_TIMEOUT_MS = 5000;

@@ -2,10 +2,11 @@
  * The telemetry reads behind the API (DESIGN §11 "telemetry"): an env's status view, its stored
  * log lines, metric series and uptime. Plain queries over what intake.ts stored; no agent calls.
  */
-import type { EnvStatus, Endpoint } from '../../contracts/domain.js';
+import type { DeploymentKind, EnvStatus, EnvTarget, Endpoint } from '../../contracts/domain.js';
 import type { LogLine, WorkloadUptime } from '../../contracts/telemetry.js';
 import { allowedActions } from '../lifecycle/state-machine.js';
 import { OPERABLE_FROM } from '../api/env-operations.js';
+import { TARGET_KIND_DEFS } from '../operations/kinds.js';
 import type { Db } from '../store/db.js';
 import { iso, type EnvRow } from '../store/rows.js';
 
@@ -25,9 +26,11 @@ export interface StatusView {
   readonly actions: readonly string[];
 }
 
-/** The actions the env's status allows (lifecycle table + data operations), for the UI's buttons. */
-export function actionsFor(status: EnvStatus): string[] {
-  const ops = Object.entries(OPERABLE_FROM).filter(([, from]) => (from as readonly string[]).includes(status)).map(([op]) => op);
+/** The actions the env's status allows (lifecycle table + the data operations its target can run), for the UI's buttons. */
+export function actionsFor(status: EnvStatus, target: EnvTarget = 'host'): string[] {
+  const ops = Object.entries(OPERABLE_FROM)
+    .filter(([op, from]) => (from as readonly string[]).includes(status) && TARGET_KIND_DEFS[target][op as DeploymentKind] !== undefined)
+    .map(([op]) => op);
   return [...allowedActions(status), ...ops];
 }
 
@@ -47,7 +50,7 @@ export async function statusView(db: Db, env: EnvRow): Promise<StatusView> {
     host: host ? { id: host.id, name: host.name, status: host.status, last_heartbeat_at: iso(host.last_heartbeat_at) } : null,
     live_status: live && at ? { at, workloads: live.workloads ?? [] } : null,
     live_status_age_ms: at ? Math.max(0, Date.now() - Date.parse(at)) : null,
-    actions: actionsFor(env.status as EnvStatus),
+    actions: actionsFor(env.status as EnvStatus, env.target),
   };
 }
 

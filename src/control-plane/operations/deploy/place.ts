@@ -12,6 +12,9 @@ interface Candidate {
 
 /** Why a drained host is skipped (`denv hosts drain`). */
 export const DRAINED = 'drained: it takes no new env';
+/** Why a cluster agent is skipped: it runs envs whose target is kubernetes (targets/kubernetes/). */
+export const CLUSTER_AGENT = 'a Kubernetes cluster agent: it takes envs whose x-denv.target is kubernetes';
+const isClusterAgent = (facts: HostFacts | null) => facts?.runtimes.includes('kubernetes') ?? false;
 
 /** Choose the host (seed 000): the env's own host (drained or not: its envs stay and redeploy
  *  there); else the requested one; else, when a cloud is requested, none (`target <cloud>`:
@@ -19,7 +22,7 @@ export const DRAINED = 'drained: it takes no new env';
  *  hosts, oldest first) that is not drained and can hold the spec's resource limits (host-fit.ts;
  *  the evidence's `skipped` names the others and why); else none (provision decides). When a
  *  connected host refuses the spec and none takes it, the phase fails naming each one's reason;
- *  drained hosts alone never fail it (provision may still make a host). */
+ *  drained hosts and cluster agents alone never fail it (provision may still make a host). */
 export const place: PhaseDef = {
   name: 'place',
   async run(ctx) {
@@ -38,6 +41,7 @@ export const place: PhaseDef = {
     } else if (target?.host) {
       const found = (await candidates("(id = $2 or name = $2) and status <> 'removed'", [target.host]))[0];
       if (!found) throw new PhaseFailed(`no host "${target.host}" in this team`, { host: null, reason: 'requested host not found' });
+      if (isClusterAgent(found.facts)) throw new PhaseFailed(`host ${found.name} is ${CLUSTER_AGENT}`, { host: null, reason: 'requested host is a cluster agent' });
       if (found.drained) throw new PhaseFailed(`host ${found.name} is drained: it takes no new env (denv hosts undrain ${found.name})`, { host: null, reason: 'requested host is drained', skipped: [{ host: found.id, name: found.name, why: DRAINED }] });
       const why = whyNotFit(needs, found.facts);
       if (why) throw new PhaseFailed(`host ${found.name} cannot hold this spec: ${why}`, { host: null, reason: 'requested host cannot hold the spec', skipped: [{ host: found.id, name: found.name, why }] });
@@ -50,14 +54,14 @@ export const place: PhaseDef = {
       const rows = new Map((await candidates('id = any($2)', [connected])).map((c) => [c.id, c]));
       for (const id of connected) {
         const c = rows.get(id);
-        const why = !c ? 'gone' : c.drained ? DRAINED : whyNotFit(needs, c.facts);
+        const why = !c ? 'gone' : c.drained ? DRAINED : isClusterAgent(c.facts) ? CLUSTER_AGENT : whyNotFit(needs, c.facts);
         if (!why) {
           host = id;
           break;
         }
         skipped.push({ host: id, name: c?.name ?? id, why });
       }
-      if (!host && skipped.some((s) => s.why !== DRAINED)) {
+      if (!host && skipped.some((s) => s.why !== DRAINED && s.why !== CLUSTER_AGENT)) {
         throw new PhaseFailed(`no connected host can hold this spec: ${skipped.map((s) => `${s.name}: ${s.why}`).join('; ')}`, { host: null, reason: 'no connected host can hold the spec', skipped });
       }
       reason = host ? 'first connected host in team' : 'no connected host; provisioning';

@@ -1,0 +1,21 @@
+import type { Commands } from '../../../contracts/protocol.js';
+import type { LogLine } from '../../../contracts/telemetry.js';
+import type { ClusterHandler } from '../cluster-context.js';
+
+type C = Commands['logs.request'];
+
+/** logs.request on a cluster (read-only): the last `lines` (≤ 200) of each of the env's Deployments,
+ *  from its pods' logs. `follow_ms` is not supported here: a follow gets the snapshot only. */
+export const clusterLogs: ClusterHandler<C['payload'], C['result']> = {
+  async run({ env, lines }, ctx) {
+    const known = ctx.envs.get(env);
+    if (!known) return { env, lines: [] };
+    const at = new Date().toISOString();
+    const out: LogLine[] = [];
+    for (const [deployment, service] of Object.entries(known.deployments)) {
+      const text = await ctx.cluster.logs(deployment, Math.min(lines, 200));
+      text.forEach((t, i) => out.push({ service, version: known.version, offset: i, at, text: t }));
+    }
+    return { env, lines: out };
+  },
+};

@@ -1,0 +1,203 @@
+/**
+ * Kubernetes target, end to end: a control plane, a real cluster agent process (`denv agent
+ * --kubernetes`) dialing out over WebSocket, and — since no Kubernetes API server can run on this
+ * machine — a local server speaking the documented endpoints the agent uses (server-side apply,
+ * reads, deletes, pods, logs: test/helpers/kube-api-server.ts), which checks what it is sent
+ * (content type, field manager, schemas). Contract-tested, not run against a real cluster.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startControlPlane, type ControlPlane } from '../../src/control-plane/control-plane.js';
+import { Api, waitFor } from '../helpers/api.js';
+import { FAST_TIMINGS } from '../helpers/harness.js';
+import { startKubeApiServer, type KubeApiServer } from '../helpers/kube-api-server.js';
+import { spawnDenv, type Child } from '../helpers/processes.js';
+import { freshDataDir, storeOptions } from '../helpers/stores.js';
+
+const IMAGE_V1 = 'registry.example.test/shop:1.0';
+const IMAGE_BAD = 'registry.example.test/shop:broken';
+
+const shopCompose = (image: string) => ({
+  services: {
+    web: {
+      image,
+      ports: ['8080'],
+      volumes: ['uploads:/srv/uploads'],
+      'x-denv': { health: { path: '/healthz', port: 8080 }, edge: { hostnames: ['shop.example.test'] } },
+    },
+  },
+  volumes: { uploads: {} },
+  'x-denv': { target: 'kubernetes' },
+});
+
+const writes = (k: KubeApiServer) => k.requests.filter((r) => r.method !== 'GET');
+
+describe('kubernetes target: plan, approve, apply, stop, start, teardown', () => {
+  let cp: ControlPlane;
+  let api: Api;
+  let kube: KubeApiServer;
+  let agent: Child;
+  let clusterId: string;
+
+  beforeAll(async () => {
+    kube = await startKubeApiServer({ certManager: true, ingressClasses: [{ name: 'nginx', default: true }], storageClasses: [{ name: 'standard', default: true }] });
+    const dir = freshDataDir();
+    cp = await startControlPlane({ port: 0, ...(await storeOptions('pglite', path.join(dir, 'cp'))), ...FAST_TIMINGS, liveStatusMs: 500, log: () => {} });
+    api = new Api(cp.url, cp.adminToken);
+    const kubeconfig = kube.kubeconfig(path.join(mkdtempSync(path.join(tmpdir(), 'denv-kube-')), 'kubeconfig'));
+    agent = spawnDenv(['agent', '--kubernetes', '--kubeconfig', kubeconfig, '--control', cp.url, '--data-dir', path.join(dir, 'cluster-agent'), '--name', 'cluster-a'], { DENV_ENROLLMENT_KEY: await cp.createEnrollmentKey() });
+    clusterId = await waitFor(async () => (await api.get('/v1/hosts')).body.items.find((h: { name: string; status: string }) => h.name === 'cluster-a' && h.status === 'connected')?.id, 30_000, 'the cluster agent to connect');
+    expect((await api.post('/v1/projects', { name: 'shop', approval: 'required' })).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.kill();
+    await cp?.close();
+    await kube?.close();
+  });
+
+  const env = async (id: string) => (await api.get(`/v1/envs/${id}`)).body;
+  const statusIs = (id: string, s: string) => waitFor(async () => ((await env(id)).status === s ? true : undefined), 60_000, `env ${id} to be ${s}`);
+  const deployments = async (id: string) => (await api.get(`/v1/deployments?env=${id}`)).body.items as { id: string; kind: string; status: string; phases: { name: string; status: string; evidence: any }[] }[];
+
+  it('reports the cluster facts and takes no host-target env', async () => {
+    const host = (await api.get('/v1/hosts')).body.items.find((h: { id: string }) => h.id === clusterId);
+    expect(host.facts).toMatchObject({ runtimes: ['kubernetes'], dataset_driver: 'none', cluster: { version: 'v1.31.2', namespace: kube.namespace, ingress_classes: ['nginx'], default_ingress_class: 'nginx', cert_manager: true, default_storage_class: 'standard' } });
+  });
+
+  let envId: string;
+  it('plans for the cluster and touches nothing before approval; approved, it applies and runs', async () => {
+    const res = await api.post('/v1/projects/shop/deploy', { env: 'production', compose: shopCompose(IMAGE_V1) });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    envId = res.body.env.id;
+    await statusIs(envId, 'awaiting_approval');
+    expect((await env(envId)).target).toBe('kubernetes');
+    const [plan] = (await api.get(`/v1/envs/${envId}/plans`)).body.items;
+    expect(plan).toMatchObject({ planner: 'kubernetes', status: 'ready' });
+    const kinds = (plan.artifact as string).match(/^kind: (\w+)$/gm)!;
+    expect(kinds.sort()).toEqual(['kind: Deployment', 'kind: Ingress', 'kind: PersistentVolumeClaim', 'kind: Service']);
+    expect(plan.summary).toContain('shop.example.test');
+    // Planning read the env's live objects (a GET); nothing was written to the cluster.
+    expect(writes(kube)).toEqual([]);
+
+    expect((await api.post(`/v1/envs/${envId}/approve`, {})).status).toBe(202);
+    await statusIs(envId, 'running');
+    const [dep] = await deployments(envId);
+    expect(dep).toMatchObject({ kind: 'deploy', status: 'succeeded' });
+    const phase = (n: string) => dep!.phases.find((p) => p.name === n)!;
+    expect(dep!.phases.map((p) => [p.name, p.status])).toEqual([
+      ['resolve', 'ok'], ['place', 'ok'], ['provision', 'skipped'], ['join', 'skipped'], ['prepare', 'ok'], ['start', 'ok'],
+      ['health', 'ok'], ['warm', 'skipped'], ['snapshot', 'skipped'], ['ingress', 'ok'], ['verdict', 'ok'],
+    ]);
+    expect(phase('place').evidence).toMatchObject({ host: clusterId, cluster: 'cluster-a', namespace: kube.namespace });
+    expect(phase('prepare').evidence.applied.map((r: { kind: string }) => r.kind)).toEqual(['PersistentVolumeClaim', 'Service', 'Deployment', 'Ingress']);
+    expect(phase('start').evidence.workloads[0]).toMatchObject({ desired: 1, ready: 1, images: [IMAGE_V1] });
+    // Every write was a server-side apply by field manager denv, in the agent's namespace.
+    const applies = writes(kube);
+    expect(applies.length).toBe(4);
+    for (const r of applies) {
+      expect(r).toMatchObject({ method: 'PATCH', contentType: 'application/apply-patch+yaml', query: { fieldManager: 'denv', force: 'true' } });
+      expect(r.path).toContain(`/namespaces/${kube.namespace}/`);
+    }
+    expect((await env(envId)).endpoints).toEqual([{ service: 'web', url: 'https://shop.example.test' }]);
+  });
+
+  it('reports live status from the cluster', async () => {
+    await waitFor(async () => {
+      const status = (await api.get(`/v1/envs/${envId}/status`)).body;
+      const w = status.live_status?.workloads?.find((x: { service: string }) => x.service === 'web');
+      // The data operations a cluster cannot run are not offered.
+      expect(status.actions).toEqual(['replan', 'stop', 'teardown', 'separate']);
+      return w && w.desired === 1 && w.ready === 1 && w.runtime === 'kubernetes' && w.pods?.[0]?.phase === 'Running' ? true : undefined;
+    }, 20_000, 'live status from the cluster agent').catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify((await api.get(`/v1/envs/${envId}/status`)).body)}`);
+    });
+  });
+
+  it('a failing upgrade rolls back to the previous manifests', async () => {
+    kube.failImage(IMAGE_BAD, 'ImagePullBackOff');
+    const res = await api.post('/v1/projects/shop/deploy', { env: 'production', compose: shopCompose(IMAGE_BAD) });
+    expect(res.status).toBe(202);
+    await statusIs(envId, 'awaiting_approval');
+    expect((await api.post(`/v1/envs/${envId}/approve`, {})).status).toBe(202);
+    const failed = await waitFor(async () => (await deployments(envId)).find((d) => d.id === res.body.deployment.id && d.status !== 'pending' && d.status !== 'running'), 90_000, 'the upgrade to end');
+    expect(failed.status, JSON.stringify(failed.phases.filter((p) => p.status === 'failed' || p.name === 'verdict'))).toBe('rolled_back');
+    const start = failed.phases.find((p) => p.name === 'start')!;
+    expect(start.status).toBe('failed');
+    expect(JSON.stringify(start.evidence)).toContain('ImagePullBackOff');
+    const [deployment] = kube.objects('Deployment') as { spec: { template: { spec: { containers: { image: string }[] } } } }[];
+    expect(deployment!.spec.template.spec.containers[0]!.image).toBe(IMAGE_V1);
+    await statusIs(envId, 'running');
+  }, 120_000);
+
+  it('stop scales to zero and keeps the claim; start re-applies the planned replicas', async () => {
+    expect((await api.post(`/v1/envs/${envId}/stop`, {})).status).toBe(202);
+    await statusIs(envId, 'stopped');
+    const deployment = () => kube.objects('Deployment')[0] as { spec: { replicas: number } };
+    expect(deployment().spec.replicas).toBe(0);
+    expect(kube.objects('PersistentVolumeClaim')).toHaveLength(1);
+    expect((await api.post(`/v1/envs/${envId}/start`, {})).status).toBe(202);
+    await statusIs(envId, 'running');
+    expect(deployment().spec.replicas).toBe(1);
+  }, 90_000);
+
+  it('refuses operations that need datasets on a host, writing nothing', async () => {
+    const before = (await deployments(envId)).length;
+    const versions = (await api.get(`/v1/envs/${envId}/versions`)).body.items;
+    for (const [url, body] of [
+      [`/v1/envs/${envId}/snapshot`, {}],
+      [`/v1/envs/${envId}/verify`, {}],
+      [`/v1/envs/${envId}/fork`, { name: 'copy' }],
+      [`/v1/envs/${envId}/rollback`, { version: versions[versions.length - 1].id }],
+      [`/v1/envs/${envId}/move`, { to: 'cluster-a' }],
+    ] as const) {
+      const res = await api.post(url, body);
+      expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(409);
+      expect(res.body.error.message, url).toMatch(/Kubernetes|cluster/);
+    }
+    expect((await deployments(envId)).length).toBe(before);
+  });
+
+  it('a replan evolves the live objects: replicas and annotations changed in the cluster are kept', async () => {
+    const [live] = kube.objects('Deployment') as { metadata: { name: string } }[];
+    kube.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: live!.metadata.name, annotations: { 'team.example/owner': 'ops' } }, spec: { replicas: 3 } }, 'kubectl');
+    expect((await api.post(`/v1/envs/${envId}/replan`, { guidance: 'keep what ops changed' })).status).toBe(202);
+    await statusIs(envId, 'awaiting_approval');
+    const [plan] = (await api.get(`/v1/envs/${envId}/plans`)).body.items;
+    const docs = (plan.artifact as string).split(/^---$/m).map((d) => parse(d)).filter(Boolean);
+    const deployment = docs.find((d: { kind: string }) => d.kind === 'Deployment');
+    expect(deployment.metadata.name).toBe(live!.metadata.name);
+    expect(deployment.spec.replicas).toBe(3);
+    expect(deployment.metadata.annotations).toMatchObject({ 'team.example/owner': 'ops' });
+    expect((await api.post(`/v1/envs/${envId}/approve`, {})).status).toBe(202);
+    await statusIs(envId, 'running');
+  }, 90_000);
+
+  it('teardown deletes exactly the plan\'s objects; one created beside them survives', async () => {
+    kube.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'production-web-extra', labels: { 'denv.dev/env': 'production' } }, data: { a: '1' } }, 'kubectl');
+    const before = kube.requests.length;
+    expect((await api.post(`/v1/envs/${envId}/teardown`, {})).status).toBe(202);
+    await statusIs(envId, 'torn_down');
+    const deletes = kube.requests.slice(before).filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').slice(-2).join('/'));
+    expect(deletes.sort()).toEqual(['deployments/production-web', 'ingresses/production-web', 'persistentvolumeclaims/production-uploads', 'services/production-web'].sort());
+    expect(kube.objects('ConfigMap').map((c) => (c as { metadata: { name: string } }).metadata.name)).toEqual(['production-web-extra']);
+    expect(kube.objects('Deployment')).toEqual([]);
+  }, 60_000);
+
+  it('separate leaves the workload running and the agent acts on the env no more', async () => {
+    const p = await api.post('/v1/projects', { name: 'other' });
+    expect(p.status).toBe(201);
+    const res = await api.post('/v1/projects/other/deploy', { env: 'staging', compose: shopCompose(IMAGE_V1) });
+    const id = res.body.env.id as string;
+    await statusIs(id, 'running');
+    const writesBefore = writes(kube).length;
+    expect((await api.post(`/v1/envs/${id}/separate`, {})).status).toBe(202);
+    await statusIs(id, 'separated');
+    await waitFor(async () => ((await deployments(id)).find((d) => d.kind === 'separate')?.status === 'succeeded' ? true : undefined), 30_000, 'separate to finish');
+    expect(writes(kube).length).toBe(writesBefore);
+    expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name)).toEqual(['staging-web']);
+  }, 90_000);
+});
