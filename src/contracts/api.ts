@@ -70,6 +70,16 @@ export const updateProjectBody = z.strictObject({
     .nullable()
     .optional(),
 });
+/** `POST /v1/aws-accounts`: an AWS account a team brings for its aws_ecs envs. The keys are stored
+ *  and never shown again; `endpoint` points the SDK at an AWS-compatible API instead of AWS's own. */
+export const createAwsAccountBody = z.strictObject({
+  name: slug,
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'expected an AWS region such as eu-central-1'),
+  access_key_id: z.string().min(16).max(128).regex(/^[A-Z0-9]+$/, 'expected an access key id (capital letters and digits)'),
+  secret_access_key: z.string().min(16).max(256),
+  session_token: z.string().min(1).max(4096).optional(),
+  endpoint: z.string().max(2048).refine((u) => /^https?:\/\//.test(u) && URL.canParse(u), 'expected an http(s) URL').optional(),
+});
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),
   /** Deploy the project's linked repository at `ref` (a branch, tag or commit; default: its branch).
@@ -77,7 +87,11 @@ export const deployBody = z.strictObject({
   source: z.strictObject({ repo: z.string().min(1).max(2048).optional(), ref: z.string().min(1).max(255).optional() }).optional(),
   env: slug.default('production'),
   warm: commandBody.optional(),
-  target: z.strictObject({ host: z.string().min(1).max(100).optional(), cloud: z.string().min(1).max(100).optional() }).optional(),
+  /** Where: a host (or, for a kubernetes env, a cluster agent) by id or name; a cloud to provision a
+   *  host from; the AWS account (id or name) of an aws_ecs env. */
+  target: z
+    .strictObject({ host: z.string().min(1).max(100).optional(), cloud: z.string().min(1).max(100).optional(), aws_account: z.string().min(1).max(100).optional() })
+    .optional(),
   envelope: z.strictObject({ payload: z.string().max(64 * 1024), signature: z.string().max(4096) }).optional(),
   /** One signed envelope per image service (`envelope` is the one-service form; both may be sent). */
   envelopes: z.array(z.strictObject({ payload: z.string().max(64 * 1024), signature: z.string().max(4096) })).max(100).optional(),

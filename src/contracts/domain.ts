@@ -81,8 +81,8 @@ export interface Endpoint {
   readonly public?: readonly string[];
 }
 
-/** Target kinds an env can run on (seed 002); `aws_ecs` is accepted in specs and refused until built. */
-export const ENV_TARGETS = ['host', 'kubernetes'] as const;
+/** Target kinds an env can run on (seed 002). */
+export const ENV_TARGETS = ['host', 'kubernetes', 'aws_ecs'] as const;
 export type EnvTarget = (typeof ENV_TARGETS)[number];
 
 export interface Env {
@@ -94,8 +94,10 @@ export interface Env {
   readonly current_version: string | null;
   readonly parent_version: string | null;
   readonly host: string | null;
-  /** Where it runs: `host` (an agent's process/docker runtimes) or `kubernetes` (a cluster agent, `host` naming it). */
+  /** Where it runs: `host` (an agent's process/docker runtimes), `kubernetes` (a cluster agent, `host`
+   *  naming it) or `aws_ecs` (ECS Fargate in the AWS account `aws_account`). */
   readonly target: EnvTarget;
+  readonly aws_account: string | null;
   readonly endpoints: readonly Endpoint[];
   readonly last_error: string | null;
   readonly created_at: string;

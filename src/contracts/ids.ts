@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   incident: 'inc',
   improvement: 'imp',
   cloud: 'cld',
+  awsAccount: 'aws',
   machine: 'mch',
 } as const;
 

@@ -25,6 +25,7 @@ import { SnapshotRetention } from './sweeps/snapshot-retention.js';
 import { DEFAULT_KEEP_SNAPSHOTS } from './retention/keep-set.js';
 import { EdgeSweep } from './sweeps/edge-sweep.js';
 import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
+import { sweepEcsStatus } from './targets/ecs/ecs-status-sweep.js';
 import { hostPlanner, type Planner } from './lifecycle/planner.js';
 import { createControlPlaneMetrics } from './telemetry/prometheus.js';
 import { DEFAULT_METRICS_RETENTION_MS, sweepTelemetry } from './telemetry/telemetry-sweep.js';
@@ -150,6 +151,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
     new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),
     new Sweeper('deprovision', timed('deprovision', () => clouds.sweepDeprovision()), 2000, bus, log, { kicked: false }),
+    new Sweeper('ecs-status', timed('ecs-status', () => sweepEcsStatus(db, log)), opts.liveStatusMs ?? 10_000, bus, log, { kicked: false }),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });

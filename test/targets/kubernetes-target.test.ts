@@ -117,6 +117,15 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     });
   });
 
+  it('shows the pods\' log lines, each once', async () => {
+    kube.setLogs('shop-production-web', ['listening on 8080', 'GET /healthz 200']);
+    for (let i = 0; i < 2; i++) {
+      const res = await api.get(`/v1/envs/${envId}/logs?lines=50`);
+      expect(res.body.error).toBeNull();
+      expect(res.body.items.map((l: { text: string }) => l.text.replace(/^\[[^\]]+\] /, ''))).toEqual(['listening on 8080', 'GET /healthz 200']);
+    }
+  });
+
   it('a failing upgrade rolls back to the previous manifests', async () => {
     kube.failImage(IMAGE_BAD, 'ImagePullBackOff');
     const res = await api.post('/v1/projects/shop/deploy', { env: 'production', compose: shopCompose(IMAGE_BAD) });
@@ -177,20 +186,20 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
   }, 90_000);
 
   it('teardown deletes exactly the plan\'s objects; one created beside them survives', async () => {
-    kube.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'production-web-extra', labels: { 'denv.dev/env': 'production' } }, data: { a: '1' } }, 'kubectl');
+    kube.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shop-production-web-extra', labels: { 'denv.dev/env': 'shop-production' } }, data: { a: '1' } }, 'kubectl');
     const before = kube.requests.length;
     expect((await api.post(`/v1/envs/${envId}/teardown`, {})).status).toBe(202);
     await statusIs(envId, 'torn_down');
     const deletes = kube.requests.slice(before).filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').slice(-2).join('/'));
-    expect(deletes.sort()).toEqual(['deployments/production-web', 'ingresses/production-web', 'persistentvolumeclaims/production-uploads', 'services/production-web'].sort());
-    expect(kube.objects('ConfigMap').map((c) => (c as { metadata: { name: string } }).metadata.name)).toEqual(['production-web-extra']);
+    expect(deletes.sort()).toEqual(['deployments/shop-production-web', 'ingresses/shop-production-web', 'persistentvolumeclaims/shop-production-uploads', 'services/shop-production-web'].sort());
+    expect(kube.objects('ConfigMap').map((c) => (c as { metadata: { name: string } }).metadata.name)).toEqual(['shop-production-web-extra']);
     expect(kube.objects('Deployment')).toEqual([]);
   }, 60_000);
 
   it('separate leaves the workload running and the agent acts on the env no more', async () => {
     const p = await api.post('/v1/projects', { name: 'other' });
     expect(p.status).toBe(201);
-    const res = await api.post('/v1/projects/other/deploy', { env: 'staging', compose: shopCompose(IMAGE_V1) });
+    const res = await api.post('/v1/projects/other/deploy', { env: 'production', compose: shopCompose(IMAGE_V1) });
     const id = res.body.env.id as string;
     await statusIs(id, 'running');
     const writesBefore = writes(kube).length;
@@ -198,6 +207,6 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     await statusIs(id, 'separated');
     await waitFor(async () => ((await deployments(id)).find((d) => d.kind === 'separate')?.status === 'succeeded' ? true : undefined), 30_000, 'separate to finish');
     expect(writes(kube).length).toBe(writesBefore);
-    expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name)).toEqual(['staging-web']);
+    expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name)).toEqual(['other-production-web']);
   }, 90_000);
 });

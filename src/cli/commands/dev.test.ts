@@ -11,6 +11,7 @@ const env: Env = {
   stage: 'production',
   status: 'running',
   target: 'host',
+  aws_account: null,
   current_version: 'ver_1',
   parent_version: null,
   host: 'host_1',

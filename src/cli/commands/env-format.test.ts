@@ -4,7 +4,7 @@ import { formatEndpoints, formatEnvDetail } from './env.js';
 
 const env = (o: Partial<Env> = {}): Env => ({
   id: 'env_1', name: 'production', project: 'prj_1', stage: 'production', status: 'running', current_version: 'ver_1', parent_version: null, host: 'host_1',
-  target: 'host', endpoints: [{ service: 'web', url: 'http://127.0.0.1:4100', public: ['https://shop.example.com'] }, { service: 'db', url: 'http://127.0.0.1:4101' }],
+  target: 'host', aws_account: null, endpoints: [{ service: 'web', url: 'http://127.0.0.1:4100', public: ['https://shop.example.com'] }, { service: 'db', url: 'http://127.0.0.1:4101' }],
   last_error: null, created_at: '2026-12-02T00:00:00.000Z', edge: null, ...o,
 });
 

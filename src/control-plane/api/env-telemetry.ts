@@ -14,6 +14,7 @@ import type { Bus } from '../bus.js';
 import type { Db } from '../store/db.js';
 import { iso, type EnvRow } from '../store/rows.js';
 import { askAgent } from '../telemetry/agent-requests.js';
+import { ecsEnvLogs } from '../targets/ecs/ecs-env-logs.js';
 import { storeLogLines } from '../telemetry/intake.js';
 import { metricSeries, statusView, storedLogs, uptime } from '../telemetry/reads.js';
 import { findEnv, findProject } from './lookup.js';
@@ -31,6 +32,11 @@ export async function refreshStatus(db: Db, bus: Bus, agents: AgentGateway, env:
 
 /** Ask the agent for its ring buffers (optionally following for `followMs`) and store the lines. */
 export async function fetchLogs(db: Db, agents: AgentGateway, env: EnvRow, lines: number, followMs = 0): Promise<void> {
+  // An aws_ecs env has no agent: its lines come from CloudWatch (a snapshot; no follow).
+  if (env.target === 'aws_ecs') {
+    await storeLogLines(db, null, env.id, await ecsEnvLogs(db, env, lines));
+    return;
+  }
   const answer = await askAgent(agents, env.host, 'logs.request', { env: env.id, lines, follow_ms: followMs });
   await storeLogLines(db, null, env.id, answer.lines);
 }

@@ -3,7 +3,8 @@
  * snapshot whose env still holds its data. Every refusal is a 409 that says why.
  */
 import { randomBytes } from 'node:crypto';
-import type { EnvStage } from '../../contracts/domain.js';
+import type { EnvStage, EnvTarget } from '../../contracts/domain.js';
+import { assertKindOnTarget } from '../operations/kinds.js';
 import { DenvError } from '../../contracts/errors.js';
 import { newId } from '../../contracts/ids.js';
 import { createDeployment } from '../operations/create-deployment.js';
@@ -16,7 +17,7 @@ import { snapshotPrunedAt } from '../store/snapshot-retention.js';
 /** Refuse (409) a version that is not a healthy snapshot, or whose env's data is gone. */
 export async function assertForkable(db: Db, version: VersionRecord): Promise<void> {
   const source = (await db.query<{ name: string; target: string }>('select name, target from envs where id = $1', [version.env]))[0];
-  if (source && source.target !== 'host') throw new DenvError('CONFLICT', `fork is not available for env ${source.name}: it needs datasets on a host, and this env runs on a Kubernetes cluster (its data is in PersistentVolumeClaims)`);
+  if (source) assertKindOnTarget('fork', source.target as EnvTarget, source.name);
   if (!version.healthy) throw new DenvError('CONFLICT', `version ${version.id} is not healthy (the operation that created it did not succeed); only healthy snapshots can be forked`);
   if (!version.snapshot) throw new DenvError('CONFLICT', `version ${version.id} has no snapshot to fork from`);
   if (await snapshotPrunedAt(db, version.id)) throw new DenvError('CONFLICT', `version ${version.id} cannot be forked: its snapshot was pruned (snapshot retention)`);

@@ -20,6 +20,7 @@ import { errorHandler } from './errors.js';
 import { eventRoutes } from './events.js';
 import { hostRoutes } from './hosts.js';
 import { cloudRoutes } from './clouds.js';
+import { awsAccountRoutes } from './aws-accounts.js';
 import { registerGithubHook } from './github-hook.js';
 import { registerInstallDownload } from './install-download.js';
 import { openApiDocument } from './openapi.js';
@@ -43,7 +44,7 @@ declare module 'fastify' {
   }
 }
 
-export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...cloudRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes, ...previewRoutes];
+export const ROUTES: readonly RouteDef[] = [...teamRoutes, ...projectRoutes, ...envRoutes, ...envLifecycleRoutes, ...deploymentRoutes, ...eventRoutes, ...hostRoutes, ...cloudRoutes, ...awsAccountRoutes, ...envOperationRoutes, ...sandboxRoutes, ...envTelemetryRoutes, ...envStreamRoutes, ...envSnapshotRoutes, ...edgeRoutes, ...previewRoutes];
 
 /** `metrics`: serve `/metrics` and time every request. The web UI is served at `/` (ui.ts). */
 export async function buildServer(ctx: ApiContext, opts: { version: string; log: (line: string) => void; metrics?: ControlPlaneMetrics }): Promise<FastifyInstance> {

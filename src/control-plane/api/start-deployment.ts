@@ -19,7 +19,7 @@ export interface DeployRequestInput {
   readonly envName: string;
   readonly spec: Spec;
   readonly warm: readonly string[] | null;
-  readonly target: { readonly host?: string; readonly cloud?: string } | null;
+  readonly target: { readonly host?: string; readonly cloud?: string; readonly aws_account?: string } | null;
   readonly envelopes?: readonly Envelope[];
   /** Run first in the same transaction (a preview's fork, queued ahead of its deploy). */
   readonly before?: (tx: Db) => Promise<void>;

@@ -10,6 +10,7 @@ import { newId } from '../../contracts/ids.js';
 import type { Spec } from '../../contracts/spec.js';
 import type { Bus } from '../bus.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
+import { planEcsEnv } from '../targets/ecs/plan-ecs-env.js';
 import { planClusterEnv } from '../targets/kubernetes/plan-cluster-env.js';
 import { createDeployment } from '../operations/create-deployment.js';
 import type { Db } from '../store/db.js';
@@ -76,12 +77,15 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
   let plan;
   // A cluster env is planned for one cluster agent: the env is placed on it with its plan.
   let cluster: string | null = null;
+  let awsAccount: string | null = null;
   try {
     if (!dep) throw new Error('nothing to plan: the env has no version and no pending deploy');
     const spec = (dep.params as { spec: Spec }).spec;
+    const target = (dep.params as { target?: { host?: string; aws_account?: string } | null }).target ?? null;
     if (env.target === 'kubernetes') {
-      const requested = (dep.params as { target?: { host?: string } | null }).target?.host ?? null;
-      ({ plan, host: cluster } = await planClusterEnv(db, deps.agents, { env, spec, requested, instructions: guidance.join('\n'), replacesVersion: current }));
+      ({ plan, host: cluster } = await planClusterEnv(db, deps.agents, { env, spec, requested: target?.host ?? null, instructions: guidance.join('\n'), replacesVersion: current }));
+    } else if (env.target === 'aws_ecs') {
+      ({ plan, account: awsAccount } = await planEcsEnv(db, { env, spec, requested: target?.aws_account ?? null, instructions: guidance.join('\n'), replacesVersion: current }));
     } else {
       plan = await deps.planner.plan({ spec, envName: env.name, hostName: host, replacesVersion: current, instructions: guidance.join('\n') });
     }
@@ -93,6 +97,7 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
   const approval = spec.approval ?? project.approval;
   await db.tx(async (tx) => {
     if (cluster && cluster !== env.host) await tx.query('update envs set host = $2 where id = $1', [env.id, cluster]);
+    if (awsAccount && awsAccount !== env.aws_account) await tx.query('update envs set aws_account = $2 where id = $1', [env.id, awsAccount]);
     await tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]);
     const requested = await latestPlan(tx, env.id, ['requested']);
     const instructions = guidance.join('\n');

@@ -26,11 +26,9 @@ export interface DeployRequest {
   readonly params: Record<string, unknown>;
 }
 
-/** The target a spec asks for (`x-denv.target`); `aws_ecs` is refused until that target exists. */
+/** The target a spec asks for (`x-denv.target`, default host). */
 export function targetOfSpec(spec: Pick<Spec, 'target'> | undefined): EnvTarget {
-  const target = spec?.target ?? 'host';
-  if (target === 'aws_ecs') throw new DenvError('BAD_REQUEST', 'x-denv.target aws_ecs: the ECS target is not available yet; use host or kubernetes');
-  return target;
+  return spec?.target ?? 'host';
 }
 
 export async function requestDeploy(db: Db, r: DeployRequest): Promise<{ env: EnvRow; deployment: DeploymentRow }> {

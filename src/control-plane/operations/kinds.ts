@@ -5,6 +5,7 @@
  */
 import type { DeploymentKind, EnvTarget } from '../../contracts/domain.js';
 import { DenvError } from '../../contracts/errors.js';
+import { ECS_KIND_DEFS } from '../targets/ecs/phases/index.js';
 import { CLUSTER_KIND_DEFS } from '../targets/kubernetes/phases/index.js';
 import { DEPLOY_PHASES } from './deploy/index.js';
 import { DESTROY_PHASES } from './destroy/index.js';
@@ -35,12 +36,14 @@ export const KIND_DEFS: Partial<Record<DeploymentKind, readonly PhaseDef[]>> = {
 export const TARGET_KIND_DEFS: Record<EnvTarget, Partial<Record<DeploymentKind, readonly PhaseDef[]>>> = {
   host: KIND_DEFS,
   kubernetes: CLUSTER_KIND_DEFS,
+  aws_ecs: ECS_KIND_DEFS,
 };
 
 /** Refuse (409) an operation an env's target cannot run — a fork, snapshot, verify, rollback or move
  *  of a Kubernetes env needs datasets on a host. Checked when the deployment is created. */
 export function assertKindOnTarget(kind: DeploymentKind, target: EnvTarget, envName: string): void {
   if (TARGET_KIND_DEFS[target][kind]) return;
-  const why = target === 'kubernetes' ? 'it needs datasets on a host, and this env runs on a Kubernetes cluster (its data is in PersistentVolumeClaims)' : `the ${target} target cannot run it`;
+  const why =
+    target === 'kubernetes' ? 'it needs datasets on a host, and this env runs on a Kubernetes cluster (its data is in PersistentVolumeClaims)' : 'it needs datasets on a host, and this env runs on AWS ECS (Fargate)';
   throw new DenvError('CONFLICT', `${kind} is not available for env ${envName}: ${why}`);
 }

@@ -396,6 +396,24 @@ alter table envs add column target text not null default 'host';
 -- A project's planner for kubernetes envs: null = the deterministic one; {kind: 'llm', url, model, key}
 -- = an OpenAI-compatible endpoint (the key kept in clear like git_credentials, shown only as set).
 alter table projects add column planner jsonb;
+-- AWS accounts envs run on with ECS Fargate (x-denv.target aws_ecs). Credentials kept in clear like
+-- the edge settings (the control plane calls AWS with them), never shown by the API. endpoint: an
+-- AWS-compatible API (tests: a local server). handover_requested_at: an env on it was separated.
+create table aws_accounts (
+  id text primary key,
+  team text not null references teams(id),
+  name text not null,
+  region text not null,
+  access_key_id text not null,
+  secret_access_key text not null,
+  session_token text,
+  endpoint text,
+  handover_requested_at timestamptz,
+  created_at timestamptz(3) not null default now(),
+  removed_at timestamptz
+);
+create unique index aws_accounts_name on aws_accounts (team, name) where removed_at is null;
+alter table envs add column aws_account text references aws_accounts(id);
 `,
   },
 ];

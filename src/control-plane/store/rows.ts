@@ -13,14 +13,15 @@ export interface EnvRow {
   live_status: Record<string, unknown> | null; planner_attempts: number;
   /** Where the env runs (migration 15): its phases and planner follow it. */
   target: EnvTarget;
+  aws_account?: string | null;
   /** control-plane/edge/env-edge-record.ts; absent from rows read before migration 9. */
   edge?: EnvEdge | null;
 }
 /** The columns toEnv reads: a list of envs need not carry (and parse, and copy across threads) their live status. */
-export const ENV_VIEW_COLUMNS = 'id, team, project, name, stage, status, current_version, parent_version, host, endpoints, last_error, created_at, updated_at, planner_attempts, edge, target';
+export const ENV_VIEW_COLUMNS = 'id, team, project, name, stage, status, current_version, parent_version, host, endpoints, last_error, created_at, updated_at, planner_attempts, edge, target, aws_account';
 export const toEnv = (r: EnvRow): Env => ({
   id: r.id, name: r.name, project: r.project, stage: r.stage as EnvStage, status: r.status as EnvStatus,
-  current_version: r.current_version, parent_version: r.parent_version, host: r.host, target: r.target ?? 'host',
+  current_version: r.current_version, parent_version: r.parent_version, host: r.host, target: r.target ?? 'host', aws_account: r.aws_account ?? null,
   endpoints: r.endpoints ?? [], last_error: r.last_error, created_at: isoReq(r.created_at),
   edge: r.edge ? { status: r.edge.status, names: r.edge.names, proxy: r.edge.proxy, dns: r.edge.dns, applied_at: r.edge.applied_at } : null,
 });

@@ -1,4 +1,5 @@
 import type { Commands } from '../../../contracts/protocol.js';
+import { contentOffsets } from '../../../contracts/log-offsets.js';
 import type { LogLine } from '../../../contracts/telemetry.js';
 import type { ClusterHandler } from '../cluster-context.js';
 
@@ -14,7 +15,8 @@ export const clusterLogs: ClusterHandler<C['payload'], C['result']> = {
     const out: LogLine[] = [];
     for (const [deployment, service] of Object.entries(known.deployments)) {
       const text = await ctx.cluster.logs(deployment, Math.min(lines, 200));
-      text.forEach((t, i) => out.push({ service, version: known.version, offset: i, at, text: t }));
+      const offsets = contentOffsets(text);
+      text.forEach((t, i) => out.push({ service, version: known.version, offset: offsets[i]!, at, text: t }));
     }
     return { env, lines: out };
   },

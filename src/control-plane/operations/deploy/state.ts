@@ -8,7 +8,7 @@ import type { DesiredEdge } from '../../edge/desired-edge.js';
 export interface DeployParams {
   readonly spec: Spec;
   readonly warm: readonly string[] | null;
-  readonly target: { readonly host?: string; readonly cloud?: string } | null;
+  readonly target: { readonly host?: string; readonly cloud?: string; readonly aws_account?: string } | null;
   /** A signed deploy's envelope, relayed to the agent as received (never shown in evidence or events). Deployments stored before `envelopes`. */
   readonly envelope?: Envelope;
   /** One envelope per image service, relayed as received (never shown in evidence or events). */

@@ -65,13 +65,17 @@ export async function chooseCluster(db: Db, agents: AgentGateway, env: EnvRow, r
 /** The plan, and the cluster agent it was made for. */
 export async function planClusterEnv(db: Db, agents: AgentGateway, input: ClusterPlanInput): Promise<{ plan: Plan; host: string }> {
   const cluster = await chooseCluster(db, agents, input.env, input.requested);
-  const live = await askAgent(agents, cluster.id, 'kube.live', { env: input.env.id, label: labelValue(input.env.name) }, 15_000).catch((err: unknown) => {
+  // Env names are unique within a project only: the cluster knows the env as `<project>-<env>`, so
+  // two projects' `production` envs in one namespace neither collide nor see each other's objects.
+  const project = (await db.query<{ name: string; planner: ProjectPlanner | null }>('select name, planner from projects where id = $1', [input.env.project]))[0]!;
+  const clusterName = `${project.name}-${input.env.name}`;
+  const live = await askAgent(agents, cluster.id, 'kube.live', { env: input.env.id, label: labelValue(clusterName) }, 15_000).catch((err: unknown) => {
     throw new Error(`cluster agent ${cluster.name} did not give the env's live objects: ${err instanceof Error ? err.message : String(err)}`);
   });
-  const planInput = { spec: input.spec, envName: input.env.name, facts: cluster.facts.cluster, live: live.objects, instructions: input.instructions, replacesVersion: input.replacesVersion };
-  const llm = (await db.query<{ planner: ProjectPlanner | null }>('select planner from projects where id = $1', [input.env.project]))[0]?.planner ?? null;
+  const planInput = { spec: input.spec, envName: clusterName, facts: cluster.facts.cluster, live: live.objects, instructions: input.instructions, replacesVersion: input.replacesVersion };
+  const llm = project.planner;
   if (llm) {
-    const validate = (docs: readonly unknown[]) => validateManifests(docs, { namespace: cluster.facts.cluster.namespace, envName: input.env.name });
+    const validate = (docs: readonly unknown[]) => validateManifests(docs, { namespace: cluster.facts.cluster.namespace, envName: clusterName });
     // planWithLlm already retried with the validation errors: its failure is final (no sweep retry).
     const plan = await planWithLlm(planInput, { endpoint: { url: llm.url, key: llm.key, model: llm.model }, validate }).catch((err: unknown) => {
       throw new FinalPlanError(err instanceof Error ? err.message : String(err));

@@ -1,0 +1,64 @@
+/**
+ * What every ECS phase starts from: the env's AWS account (as an executor) and the plan to apply —
+ * the one approved for a deploy, or the one of the env's current version — read back from its
+ * artifact, so exactly what was approved is applied.
+ */
+import type { Spec } from '../../../../contracts/spec.js';
+import { PhaseFailed, type PhaseContext } from '../../../operations/phase.js';
+import { credentialsOf, loadAwsAccount } from '../ecs-accounts.js';
+import { readEcsArtifact } from '../ecs-artifact.js';
+import type { EcsRunPlan } from '../ecs-plan.js';
+import { EcsTarget } from '../ecs-target.js';
+
+export async function ecsTargetOf(ctx: PhaseContext): Promise<{ target: EcsTarget; account: string }> {
+  const env = await ctx.env();
+  if (!env.aws_account) throw new PhaseFailed('no AWS account was chosen for this env (planning sets it)');
+  const row = await loadAwsAccount(ctx.db, env.aws_account);
+  if (!row || row.removed_at) throw new PhaseFailed(`the env's AWS account ${env.aws_account} was removed`);
+  return { target: new EcsTarget(credentialsOf(row)), account: row.name };
+}
+
+/** The plan approved for deploy `deployment`. */
+export async function deployPlan(ctx: PhaseContext, deployment = ctx.deployment.id): Promise<EcsRunPlan> {
+  const rows = await ctx.db.query<{ artifact: string }>("select artifact from env_plans where deployment = $1 and status = 'approved' order by created_at desc limit 1", [deployment]);
+  if (!rows[0]) throw new PhaseFailed('no approved plan for this deploy');
+  return readEcsArtifact(rows[0].artifact);
+}
+
+/** The plan and spec of `version`: those of the deploy that created it. */
+export async function versionPlan(ctx: PhaseContext, version: string): Promise<{ plan: EcsRunPlan; spec: Spec }> {
+  const rows = await ctx.db.query<{ deployment: string | null; spec: Spec }>('select deployment, spec from versions where id = $1', [version]);
+  if (!rows[0]?.deployment) throw new PhaseFailed(`version ${version} has no stored plan`);
+  return { plan: await deployPlan(ctx, rows[0].deployment), spec: rows[0].spec };
+}
+
+/** The service's image: the spec's one image service (the plan names it too; this wins, as on a cluster). */
+export function imageOf(spec: Spec): string | undefined {
+  return Object.values(spec.services).find((s) => s.image)?.image ?? undefined;
+}
+
+/** Run `work` with the env's executor, releasing its SDK clients after. */
+export async function withEcs<T>(ctx: PhaseContext, work: (target: EcsTarget, account: string) => Promise<T>): Promise<T> {
+  const { target, account } = await ecsTargetOf(ctx);
+  try {
+    return await work(target, account);
+  } finally {
+    target.close();
+  }
+}
+
+/** How long a rollout may take to become stable, and how often it is looked at. */
+export const STABLE_TIMEOUT_MS = 10 * 60_000;
+export const STABLE_POLL_MS = 2000;
+
+/** Wait for the service to be stable; PhaseFailed with ECS's reason otherwise. */
+export async function waitServiceStable(ctx: PhaseContext, target: EcsTarget, plan: EcsRunPlan, taskDefinitionArn?: string): Promise<{ polls: number; runningCount: number }> {
+  const res = await target.waitStable(plan, { timeoutMs: STABLE_TIMEOUT_MS, intervalMs: STABLE_POLL_MS, signal: ctx.signal, ...(taskDefinitionArn ? { taskDefinitionArn } : {}) });
+  if (res.outcome === 'stable') return { polls: res.polls, runningCount: res.runningCount };
+  // Why the tasks stopped (e.g. CannotPullContainerError) says more than ECS's deployment reason.
+  const live = await target.liveStatus(plan, { signal: ctx.signal }).catch(() => null);
+  const stopped = [...new Set((live?.workloads ?? []).flatMap((w) => w.pods.map((p) => p.reason)).filter((r): r is string => r !== null))];
+  const tasks = stopped.length > 0 ? ` (tasks: ${stopped.join('; ')})` : '';
+  const why = res.outcome === 'failed' ? `did not become stable: ${res.reason}` : `was not stable within ${STABLE_TIMEOUT_MS / 60_000} min: ${res.detail}`;
+  throw new PhaseFailed(`the ECS service ${why}${tasks}`, { polls: res.polls, ...(res.outcome === 'failed' ? { reason: res.reason } : { detail: res.detail }), workloads: live?.workloads ?? [] });
+}

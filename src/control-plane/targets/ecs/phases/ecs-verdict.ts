@@ -1,0 +1,45 @@
+/**
+ * verdict of a deploy on ECS. Success: the version is healthy and current, its endpoints the
+ * tasks' public IPs. Failure with a previous healthy version: its plan is applied again (its task
+ * definition revision registered anew) and awaited (`rolled_back`; ECS's circuit breaker may have
+ * rolled the service back already — applying is idempotent). Without one: `failed`.
+ */
+import { messageOf } from '../../../../contracts/errors.js';
+import type { PhaseContext, PhaseDef, PhaseResult } from '../../../operations/phase.js';
+import { tookMs } from '../../../operations/versions.js';
+import { imageOf, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
+import { ecsStateOf } from './ecs-state.js';
+
+async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
+  const state = ecsStateOf(ctx.state);
+  await ctx.db.tx(async (tx) => {
+    await tx.query('update versions set healthy = true where id = $1', [state.version]);
+    await tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, state.version, JSON.stringify(state.endpoints ?? [])]);
+  });
+  return { status: 'ok', evidence: { version: state.version, took_ms: tookMs(ctx) }, outcome: 'succeeded' };
+}
+
+async function revert(ctx: PhaseContext): Promise<PhaseResult> {
+  const state = ecsStateOf(ctx.state);
+  const previous = state.previous_version
+    ? (await ctx.db.query<{ id: string; healthy: boolean }>('select id, healthy from versions where id = $1', [state.previous_version]))[0]
+    : undefined;
+  if (!previous?.healthy) return { status: 'ok', evidence: { reverted: 'no previous version', took_ms: tookMs(ctx) }, outcome: 'failed' };
+  try {
+    const { plan, spec } = await versionPlan(ctx, previous.id);
+    const image = imageOf(spec);
+    await withEcs(ctx, async (t) => {
+      const res = await t.apply(plan, { ...(image ? { image } : {}), signal: ctx.signal });
+      await waitServiceStable(ctx, t, plan, res.taskDefinitionArn);
+    });
+    await ctx.db.query('update envs set current_version = $2, updated_at = now() where id = $1', [ctx.deployment.env, previous.id]);
+    return { status: 'ok', evidence: { reverted_to: previous.id, took_ms: tookMs(ctx) }, outcome: 'rolled_back' };
+  } catch (err) {
+    return { status: 'failed', evidence: { reverted: `rollback failed: ${messageOf(err)}`, took_ms: tookMs(ctx) }, outcome: 'failed' };
+  }
+}
+
+export const ecsVerdict: PhaseDef = {
+  name: 'verdict',
+  run: (ctx) => (ctx.failure ? revert(ctx) : succeed(ctx)),
+};

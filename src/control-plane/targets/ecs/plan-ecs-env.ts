@@ -1,0 +1,18 @@
+/**
+ * Planning an env whose target is aws_ecs (the planner sweep calls it): seed 002's deterministic
+ * Fargate plan for the chosen AWS account's region. No AWS call is made before approval.
+ */
+import type { Spec } from '../../../contracts/spec.js';
+import type { Plan } from '../../lifecycle/planner.js';
+import type { Db } from '../../store/db.js';
+import type { EnvRow } from '../../store/rows.js';
+import { chooseAwsAccount } from './ecs-accounts.js';
+import { planEcs } from './ecs-plan.js';
+
+export async function planEcsEnv(db: Db, input: { env: EnvRow; spec: Spec; requested: string | null; instructions: string; replacesVersion: number | null }): Promise<{ plan: Plan; account: string }> {
+  const account = await chooseAwsAccount(db, input.env.team, input.env.aws_account ?? null, input.requested);
+  // Like a cluster, an account holds several projects' envs: ECS knows the env as `<project>-<env>`.
+  const project = (await db.query<{ name: string }>('select name from projects where id = $1', [input.env.project]))[0]!;
+  const plan = planEcs({ spec: input.spec, envName: `${project.name}-${input.env.name}`, instructions: input.instructions, replacesVersion: input.replacesVersion, account: { region: account.region } });
+  return { plan: { planner: 'aws_ecs', summary: plan.summary, artifact: plan.artifact }, account: account.id };
+}
