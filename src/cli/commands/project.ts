@@ -1,15 +1,16 @@
 /**
- * `denv project show|link|unlink`: a project's settings, and its linked repository (DESIGN
- * "Source", issue 13) through PATCH /v1/projects/{p}. An HTTPS token and a webhook secret come
- * from stdin or an environment variable (secret-input.ts); a deploy key from a file. The answer
- * never carries them: the control plane says only whether they are set.
+ * `denv project show|link|unlink|planner`: a project's settings, its linked repository (DESIGN
+ * "Source", issue 13) and the planner of its kubernetes envs (DESIGN §9), through PATCH
+ * /v1/projects/{p}. An HTTPS token and a webhook secret come from stdin or an environment variable
+ * (secret-input.ts); a deploy key and an LLM API key may also come from a file. The answer never
+ * carries them: the control plane says only whether they are set (the planner: its URL and model).
  */
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Project } from '../../contracts/domain.js';
 import { CliError } from '../cli-error.js';
 import { seg } from '../client.js';
-import { clientFor, optionsOf } from '../config.js';
+import { clientFor, optionsOf, parseHttpUrl } from '../config.js';
 import { examples, say } from '../help.js';
 import { formatFields, toJson } from '../output.js';
 import { readSecret } from '../secret-input.js';
@@ -26,6 +27,7 @@ export function formatProject(p: Project): string {
     ['webhook secret', p.webhook_secret ? 'set' : '—'],
     ['approval', p.approval],
     ['base domain', p.base_domain ?? "— (the team's)"],
+    ['planner', p.planner ? `llm: ${p.planner.model} at ${p.planner.url}` : 'deterministic'],
   ]);
 }
 
@@ -68,16 +70,74 @@ async function linkBody(o: LinkOptions): Promise<Record<string, unknown>> {
   return body;
 }
 
+interface PlannerOptions {
+  readonly llmUrl?: string;
+  readonly model?: string;
+  readonly keyFile?: string;
+  readonly keyStdin?: boolean;
+  readonly deterministic?: boolean;
+}
+
+/** Where `--key-file`, `--key-stdin` and the environment look for the LLM endpoint's API key. */
+export const LLM_KEY_ENV = 'DENV_LLM_KEY';
+
+/** `--llm-url`: the API base, as chat-client.ts appends `/chat/completions` to it. */
+export function parseLlmUrl(value: string): string {
+  let url: string;
+  try {
+    url = parseHttpUrl(value);
+  } catch {
+    throw new InvalidArgumentError('expected the endpoint\'s http(s) base URL, such as https://api.openai.com/v1');
+  }
+  if (/\/chat\/completions$/.test(url)) throw new InvalidArgumentError(`expected the base URL: leave out /chat/completions (${url.replace(/\/chat\/completions$/, '')})`);
+  return url;
+}
+
+/** The key in `file`: its one line, without surrounding blanks. The message never quotes the file (it is a secret). */
+async function readKeyFile(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new CliError('USAGE', `cannot read the key file ${file}: ${err.code ?? err.message}`);
+  });
+  const key = text.trim();
+  if (key === '') throw new CliError('USAGE', `the key file ${file} is empty`);
+  if (/[\r\n]/.test(key)) throw new CliError('USAGE', `the key file ${file} holds several lines: put only the API key in it`);
+  return key;
+}
+
+/**
+ * The PATCH body `denv project planner` sends: `{planner: null}` for --deterministic, else the LLM
+ * endpoint with its key (from --key-file, --key-stdin or DENV_LLM_KEY — never an argument). Every
+ * missing or clashing flag is a USAGE error naming it, checked before any key is read.
+ */
+export async function plannerBody(o: PlannerOptions): Promise<{ planner: { kind: 'llm'; url: string; model: string; key: string } | null }> {
+  const llmFlags = [o.llmUrl !== undefined && '--llm-url', o.model !== undefined && '--model', o.keyFile !== undefined && '--key-file', o.keyStdin && '--key-stdin'].filter((f): f is string => Boolean(f));
+  if (o.deterministic) {
+    if (llmFlags.length > 0) throw new CliError('USAGE', `--deterministic clears the LLM planner: leave out ${llmFlags.join(', ')}`);
+    return { planner: null };
+  }
+  if (llmFlags.length === 0) throw new CliError('USAGE', `say which planner: --llm-url <url> --model <name> (the key in --key-file, --key-stdin or ${LLM_KEY_ENV}), or --deterministic`);
+  const missing = [o.llmUrl === undefined && '--llm-url <url> (the endpoint\'s base URL, e.g. https://api.openai.com/v1)', o.model === undefined && '--model <name> (e.g. gpt-4.1-mini)'].filter((f): f is string => Boolean(f));
+  if (missing.length > 0) throw new CliError('USAGE', `missing ${missing.join(' and ')}`);
+  if (o.keyFile !== undefined && o.keyStdin) throw new CliError('USAGE', 'give the API key in --key-file or on stdin (--key-stdin), not both');
+  let key: string;
+  if (o.keyFile !== undefined) key = await readKeyFile(o.keyFile);
+  else if (o.keyStdin || process.env[LLM_KEY_ENV]) key = await readSecret({ what: 'the API key', fromStdin: o.keyStdin ?? false, stdinFlag: '--key-stdin', envVar: LLM_KEY_ENV });
+  else throw new CliError('USAGE', `the API key is needed: --key-file <file>, --key-stdin, or set ${LLM_KEY_ENV} (never as an argument: a command line shows in ps)`);
+  return { planner: { kind: 'llm', url: o.llmUrl!, model: o.model!, key } };
+}
+
 export function registerProject(program: Command): void {
   const project = program
     .command('project')
-    .description("a project's settings and its linked repository (deploy it with denv deploy --source)")
+    .description("a project's settings, its linked repository (deploy it with denv deploy --source) and the planner of its kubernetes envs")
     .addHelpText('after', examples(
       'denv project show shop',
       'denv project link shop --repo https://github.com/acme/shop.git --branch main',
       'denv project link shop --repo git@github.com:acme/shop.git --ssh-key deploy_key',
       'DENV_GIT_TOKEN=… denv project link shop --repo https://git.example.com/acme/shop.git --git-token',
       'denv project unlink shop',
+      'denv project planner shop --llm-url https://api.openai.com/v1 --model gpt-4.1-mini --key-file ~/.config/denv/openai-key',
+      'denv project planner shop --deterministic',
     ));
   project
     .command('show <project>')
@@ -121,5 +181,26 @@ export function registerProject(program: Command): void {
     .action(async (name: string, _o: unknown, c: Command) => {
       const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, { repo: null, branch: null, auto_upgrade: false, git_credentials: null, webhook_secret: null });
       say(optionsOf<{ json?: boolean }>(c).json ? toJson(p) : formatProject(p));
+    });
+  project
+    .command('planner <project>')
+    .description("choose the planner of the project's kubernetes envs: an LLM (any OpenAI-compatible endpoint) or the deterministic one (the default)")
+    .option('--llm-url <url>', "the endpoint's base URL, /chat/completions appended (e.g. https://api.openai.com/v1)", parseLlmUrl)
+    .option('--model <name>', 'the model to ask (e.g. gpt-4.1-mini)')
+    .option('--key-file <file>', `the API key, from a file holding only it (else --key-stdin or ${LLM_KEY_ENV})`)
+    .option('--key-stdin', 'the API key, from stdin')
+    .option('--deterministic', 'back to the deterministic planner (forgets the endpoint and its key)')
+    .option('--json', 'print the project as JSON')
+    .addHelpText('after', examples(
+      'denv project planner shop --llm-url https://api.openai.com/v1 --model gpt-4.1-mini --key-file ~/.config/denv/openai-key',
+      'pass show openai | denv project planner shop --llm-url https://api.openai.com/v1 --model gpt-4.1-mini --key-stdin',
+      `${LLM_KEY_ENV}=… denv project planner shop --llm-url http://127.0.0.1:11434/v1 --model llama3.1:70b`,
+      'denv project planner shop --deterministic',
+      '# the key is never shown again: denv project show prints the planner\'s URL and model only',
+    ))
+    .action(async (name: string, _o: unknown, c: Command) => {
+      const opts = optionsOf<PlannerOptions & { json?: boolean }>(c);
+      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, await plannerBody(opts));
+      say(opts.json ? toJson(p) : formatProject(p));
     });
 }

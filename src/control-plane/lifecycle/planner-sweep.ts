@@ -57,11 +57,16 @@ export async function plansSettled(): Promise<void> {
   await Promise.allSettled([...inFlight]);
 }
 
-/** The deploy this plan is for: the env's oldest pending deploy, or (a replan of a live env) a new
- *  deploy of the env's latest version spec. */
+/** The deploy this plan is for: the env's oldest pending deploy; or, after a failed planning, a new
+ *  deploy of what that deploy asked; or (a replan of a live env) a new deploy of its latest version's spec. */
 async function pendingDeploy(db: Db, env: EnvRow): Promise<DeploymentRow | null> {
   const pending = await db.query<DeploymentRow>("select * from deployments where env = $1 and kind = 'deploy' and status = 'pending' order by created_at limit 1", [env.id]);
   if (pending[0]) return pending[0];
+  // The newest deploy never ran because its planning failed ("use Re-plan to retry"): the replan is
+  // for what it asked (a first deploy has no version to fall back on; an upgrade must not be dropped).
+  const newest = (await db.query<DeploymentRow>("select * from deployments where env = $1 and kind = 'deploy' order by created_at desc limit 1", [env.id]))[0];
+  const planFailed = newest?.status === 'failed' && newest.phases.some((p) => p.name === 'verdict' && (p.evidence as { plan_failed?: unknown } | null)?.plan_failed !== undefined);
+  if (newest && planFailed) return createDeployment(db, { team: env.team, env: env.id, kind: 'deploy', params: newest.params });
   const latest = await db.query<{ spec: Spec }>('select spec from versions where env = $1 order by number desc limit 1', [env.id]);
   if (!latest[0]) return null;
   return createDeployment(db, { team: env.team, env: env.id, kind: 'deploy', params: { spec: latest[0].spec, warm: null, target: null } });
