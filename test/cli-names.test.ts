@@ -85,7 +85,7 @@ describe('envs and projects by name', () => {
     shopProd = d1!.env;
     blogProd = d2!.env;
     for (const d of [d1!, d2!]) expect(d.phases.find((p) => p.name === 'place')!.evidence).toMatchObject({ host: h.hostId, reason: 'target host requested' });
-    expect(bad).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^error \(USAGE\): option '--target <target>' argument 'region=eu' is invalid\. expected host=<host id or name> or cloud=<cloud name>, got "region=eu"\n/) });
+    expect(bad).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^error \(USAGE\): option '--target <target>' argument 'region=eu' is invalid\. expected host=<host id or name>, cloud=<cloud name> or aws_account=<account name>, got "region=eu"\n/) });
 
     // An unknown host is the deployment's own failure at place, not a CLI error.
     const nowhere = await cli('deploy', '-f', composeFile('shop.yaml', 's1'), '--project', 'shop', '--env', 'nowhere', '--target', 'host=no-such-host', '--watch');
@@ -173,7 +173,7 @@ describe('envs and projects by name', () => {
     }
     const deployHelp = await cli('deploy', '--help');
     expect(deployHelp.stdout).toContain('--target <target>');
-    expect(deployHelp.stdout.replace(/\s+/g, ' ')).toContain('host=<host id or name> or cloud=<cloud name>');
+    expect(deployHelp.stdout.replace(/\s+/g, ' ')).toContain('host=<host id or name>, cloud=<cloud name> or aws_account=<account name>');
   });
 });
 

@@ -21,6 +21,7 @@ import { registerEnv } from './commands/env.js';
 import { registerEvents } from './commands/events.js';
 import { registerHosts } from './commands/hosts.js';
 import { registerCloud } from './commands/cloud.js';
+import { registerAwsAccount } from './commands/aws-account.js';
 import { registerServer } from './commands/server.js';
 import { registerPreflight } from './commands/preflight.js';
 import { registerSign } from './commands/sign.js';
@@ -82,6 +83,7 @@ export function buildProgram(io: ProgramIo = {}): Command {
   registerEvents(program);
   registerHosts(program);
   registerCloud(program);
+  registerAwsAccount(program);
   registerEnrollmentKey(program);
   registerTokens(program);
   registerEdge(program);

@@ -12,6 +12,7 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import { Api, waitFor } from '../helpers/api.js';
 import { startAwsApiServer, type FakeAws } from '../helpers/aws-api-server.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
+import { denvJson } from '../helpers/processes.js';
 import { freshDataDir, storeOptions } from '../helpers/stores.js';
 
 const KEYS = { accessKeyId: 'AKIADENVTESTKEY00001', secretAccessKey: 'denv-test-secret-key-0000000000000000' };
@@ -47,8 +48,9 @@ describe('aws_ecs target: plan, approve, apply, stop, start, teardown, separate'
     const bad = await api.post('/v1/aws-accounts', { name: 'prod', region: 'mars-1', access_key_id: KEYS.accessKeyId, secret_access_key: KEYS.secretAccessKey });
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body)).toContain('region');
-    const res = await api.post('/v1/aws-accounts', { name: 'prod', region: 'eu-central-1', access_key_id: KEYS.accessKeyId, secret_access_key: KEYS.secretAccessKey, endpoint: aws.url });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    // Through the CLI: the secret from the environment, never an argument.
+    const made = await denvJson(cp, ['aws-account', 'add', 'prod', '--region', 'eu-central-1', '--endpoint', aws.url], { AWS_ACCESS_KEY_ID: KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: KEYS.secretAccessKey });
+    expect(made).toMatchObject({ name: 'prod', region: 'eu-central-1', endpoint: aws.url, handover_requested_at: null });
     const listed = JSON.stringify((await api.get('/v1/aws-accounts')).body);
     expect(listed).toContain('"name":"prod"');
     expect(listed).not.toContain(KEYS.secretAccessKey);
@@ -145,7 +147,7 @@ describe('aws_ecs target: plan, approve, apply, stop, start, teardown, separate'
   }, 60_000);
 
   it('separate flags the account for hand-over and touches nothing in AWS', async () => {
-    const res = await api.post('/v1/projects/shop/deploy', { env: 'staging', compose: compose(IMAGE_V1) });
+    const res = await api.post('/v1/projects/shop/deploy', { env: 'staging', compose: compose(IMAGE_V1), target: { aws_account: 'prod' } });
     const id = res.body.env.id as string;
     await statusIs(id, 'awaiting_approval');
     await api.post(`/v1/envs/${id}/approve`, {});
