@@ -50,7 +50,11 @@ export function EnvPage({ id }: { id: string }) {
       </div>
       <p class="muted">
         project {project.data ? project.data.name : env.data?.project ?? '…'} · {env.data?.stage ?? ''} · version {current ? `#${current.number}` : '—'}
-        {v.current_version ? <span class="mono small"> ({v.current_version})</span> : null} · host {v.host ? `${v.host.name} (${v.host.status}, heartbeat ${ago(v.host.last_heartbeat_at, now)})` : '—'}
+        {v.current_version ? <span class="mono small"> ({v.current_version})</span> : null}
+        {env.data && env.data.target !== 'host' ? <span data-testid="env-target"> · target {env.data.target}</span> : null}
+        {env.data?.target === 'aws_ecs'
+          ? ` · AWS account ${env.data.aws_account ?? '—'}`
+          : ` · ${env.data?.target === 'kubernetes' ? 'cluster' : 'host'} ${v.host ? `${v.host.name} (${v.host.status}, heartbeat ${ago(v.host.last_heartbeat_at, now)})` : '—'}`}
       </p>
       {v.last_error ? (
         <div class="error-box" data-testid="env-last-error">
@@ -67,7 +71,7 @@ export function EnvPage({ id }: { id: string }) {
             </h3>
             <pre class="plan-summary">{plan.summary}</pre>
             <p class="muted small">
-              Approve to apply it; nothing touches a host before. Re-plan to have it planned again, optionally with guidance for the planner (kept in the plan history).
+              Approve to apply it; nothing touches a host, cluster or AWS account before. Re-plan to have it planned again, optionally with guidance for the planner (kept in the plan history).
             </p>
           </div>
         ) : null}
