@@ -1,19 +1,20 @@
 /**
- * The env lifecycle (seed 002), table-driven: for every (status, action) pair, an env is brought
- * to that status with a real agent doing the work; an allowed action reaches the status the table
- * says (and its outcome), a refused one answers 409 naming the status and changes nothing.
+ * The env lifecycle (seed 002) on a host, table-driven: for every (status, action) pair, an env is
+ * brought to that status with a real agent doing the work; an allowed action reaches the status the
+ * table says (and its outcome), a refused one answers 409 naming the status and changes nothing.
+ * The rows are test/helpers/lifecycle-table.ts's (shared with the other targets); this file says
+ * how a host reaches each status.
  */
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Env, EnvStatus } from '../src/contracts/domain.js';
-import { ENV_STATUSES } from '../src/contracts/domain.js';
-import { ACTION_FROM, USER_ACTIONS, type UserAction } from '../src/control-plane/lifecycle/state-machine.js';
+import type { EnvStatus } from '../src/contracts/domain.js';
 import { waitFor } from './helpers/api.js';
 import { heldPlanner } from './helpers/held-planner.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { lifecycleApi, lifecycleTable } from './helpers/lifecycle-table.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 const compose = (env: Record<string, string> = {}) => ({
@@ -25,17 +26,6 @@ const GATES = mkdtempSync(path.join(tmpdir(), 'denv-lifecycle-gates-'));
 chmodSync(GATES, 0o755); // services run as an unprivileged user of their own: they must see the gate
 let gates = 0;
 const newGate = () => path.join(GATES, `gate-${++gates}`);
-
-/** Where an allowed action ends once its work is done. */
-const OUTCOME: Record<UserAction, EnvStatus | 'deleted' | 'planned'> = {
-  approve: 'running',
-  replan: 'planned',
-  stop: 'stopped',
-  start: 'running',
-  teardown: 'torn_down',
-  separate: 'separated',
-  delete_record: 'deleted',
-};
 
 describe('env lifecycle: every (status, action) pair', () => {
   let h: Harness;
@@ -51,8 +41,7 @@ describe('env lifecycle: every (status, action) pair', () => {
     await h?.close();
   });
 
-  const env = async (id: string): Promise<Env> => (await h.api.get(`/v1/envs/${id}`)).body;
-  const statusIs = (id: string, s: EnvStatus) => waitFor(async () => (await env(id)).status === s, 30_000, `env ${id} to be ${s}`);
+  const { env, statusIs, act } = lifecycleApi(() => h.api);
   const deploy = async (project: string, name: string, c = compose()) => {
     const res = await h.api.post(`/v1/projects/${project}/deploy`, { env: name, compose: c });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
@@ -63,12 +52,6 @@ describe('env lifecycle: every (status, action) pair', () => {
     await statusIs(id, 'running');
     return id;
   };
-  const GUIDANCE = 'keep it on one host';
-  const act = (id: string, action: UserAction) =>
-    action === 'delete_record'
-      ? h.api.req('DELETE', `/v1/envs/${id}/record`)
-      : h.api.post(`/v1/envs/${id}/${action}`, action === 'replan' ? { guidance: GUIDANCE } : {});
-
   /** The gate each env's held start waits on; opening it lets the start go on. */
   const gateOf = new Map<string, string>();
   const openGate = (id: string) => {
@@ -154,48 +137,24 @@ describe('env lifecycle: every (status, action) pair', () => {
     },
   };
 
-  it.each(ENV_STATUSES.map((s) => [s]))('from %s', async (status) => {
-    const allowed = USER_ACTIONS.filter((a) => (ACTION_FROM[a] as readonly string[]).includes(status));
-    const refused = USER_ACTIONS.filter((a) => !allowed.includes(a));
+  lifecycleTable({ api: () => h.api, reach: REACH, openGate });
 
-    // Refused actions: one env, every refused action answers 409 naming the status, nothing changes.
-    const shared = await REACH[status]();
-    const before = { env: await env(shared), deployments: (await h.api.get(`/v1/deployments?env=${shared}`)).body.items.length };
-    for (const action of refused) {
-      const res = await act(shared, action);
-      expect(res.status, `${action} from ${status}`).toBe(409);
-      expect(res.body.error.code).toBe('INVALID_TRANSITION');
-      expect(res.body.error.message).toContain(`it is ${status}`);
-    }
-    expect((await env(shared)).status).toBe(before.env.status);
-    expect((await h.api.get(`/v1/deployments?env=${shared}`)).body.items.length).toBe(before.deployments);
-    openGate(shared);
-
-    // Allowed actions: a fresh env each, acted on at once, then followed to the outcome.
-    await Promise.all(
-      allowed.map(async (action) => {
-        const id = await REACH[status]();
-        const res = await act(id, action);
-        openGate(id);
-        expect(res.status, `${action} from ${status}: ${JSON.stringify(res.body)}`).toBe(action === 'delete_record' ? 200 : 202);
-        const outcome = OUTCOME[action];
-        if (outcome === 'deleted') {
-          expect((await h.api.get(`/v1/envs/${id}`)).status).toBe(404);
-        } else if (outcome === 'planned') {
-          expect(res.body.env.status).toBe('planning');
-          // the planner planned it again: a plan_ready after the replan_requested
-          await waitFor(async () => {
-            const types = (await h.api.get(`/v1/events?subject=env:${id}&limit=1000`)).body.items.map((e: { type: string }) => e.type);
-            return types.lastIndexOf('plan_ready') > types.lastIndexOf('replan_requested');
-          }, 30_000, `${id} planned again`);
-          // The newest plan is the replan's, made with its guidance (approved by policy unless the project requires approval).
-          const [plan] = (await h.api.get(`/v1/envs/${id}/plans`)).body.items;
-          expect(plan).toMatchObject({ guidance: GUIDANCE, instructions: expect.stringContaining(GUIDANCE), status: status === 'awaiting_approval' ? 'ready' : 'approved' });
-        } else {
-          await statusIs(id, outcome);
-        }
-      }),
-    );
+  it('a plan that lands after the env was torn down changes nothing: the env stays torn down, its deploy never runs', async () => {
+    const name = `hold-${++n}`;
+    const id = await deploy('auto', name);
+    await planner.holding(name);
+    expect((await act(id, 'teardown')).status).toBe(202);
+    await statusIs(id, 'torn_down');
+    planner.releaseEnv(name);
+    // The planner records that it dropped the plan; the env is as the teardown left it.
+    const types = await waitFor(async () => {
+      const t = (await h.api.get(`/v1/events?subject=env:${id}&limit=1000`)).body.items.map((e: { type: string }) => e.type) as string[];
+      return t.includes('plan_dropped') ? t : undefined;
+    }, 30_000, 'the planner to drop the plan');
+    expect(types).not.toContain('plan_ready');
+    expect((await env(id)).status).toBe('torn_down');
+    const deploys = (await h.api.get(`/v1/deployments?env=${id}`)).body.items.filter((d: { kind: string }) => d.kind === 'deploy');
+    expect(deploys.map((d: { status: string; error: string }) => [d.status, d.error])).toEqual([['failed', 'verdict: not applied: superseded by teardown']]);
   });
 
   it('a planner that keeps failing sets failed with "use Re-plan to retry"; the deploy never reaches the host', async () => {

@@ -36,7 +36,9 @@
  * `readyAfterMs` (default 0: at once) have passed since it was made — unless an image of its
  * containers fails (`failImages`, `failImage`): then it is Pending (ImagePullBackOff, ErrImagePull)
  * or Running and not ready (CrashLoopBackOff: waiting, last terminated Error; OOMKilled: running,
- * last terminated OOMKilled), its restarts counting up by one each time the pod is read. When the
+ * last terminated OOMKilled), its restarts counting up by one each time the pod is read — or unless
+ * an image of its containers is held (`holdImage`): then it is Running and not ready with no reason
+ * (a readiness probe not yet passing), for as long as the hold lasts. When the
  * template changes, the new pods are made at once and the old ones stay until every new pod is
  * ready — a rollout of a failing image leaves the old version serving, as a RollingUpdate does.
  * The Deployment's status (observedGeneration = generation at once; replicas, updatedReplicas,
@@ -100,6 +102,9 @@ export interface KubeApiServer {
   put(obj: Json, manager?: string): Json;
   /** Pods running `image` fail from now on with `reason`. */
   failImage(image: string, reason?: FailReason): void;
+  /** Pods running `image` are not ready, with no reason (nothing a waiter gives up on), until the
+   *  returned function is called; then they are ready as any other pod. A failing image still fails. */
+  holdImage(image: string): () => void;
   /** The lines every pod of `deployment` logs (oldest first). */
   setLogs(deployment: string, lines: readonly string[]): void;
   /** Writes a kubeconfig at `path` pointing here (token user; the server's namespace unless `namespace`
@@ -235,6 +240,7 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
   const readyAfterMs = o.readyAfterMs ?? 0;
   const types = [...CORE, ...(o.certManager ? CERT_MANAGER : [])];
   const failing = new Map<string, FailReason>(o.failImages instanceof Map ? o.failImages : [...(o.failImages ?? [])].map((i) => [i as string, 'CrashLoopBackOff' as const]));
+  const held = new Set<string>();
   const store = new Map<string, Stored>();
   const pods = new Map<string, SimPod>();
   const logs = new Map<string, readonly string[]>();
@@ -250,7 +256,7 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
   const templateHash = (dep: Json) => createHash('sha256').update(JSON.stringify(valueAt(dep, '.spec.template') ?? {})).digest('hex').slice(0, 10);
   const podsOf = (ns: string, deployment: string) => [...pods.values()].filter((p) => p.namespace === ns && p.deployment === deployment);
   const failureOf = (p: SimPod) => p.containers.map((c) => failing.get(c.image)).find((r) => r !== undefined) ?? null;
-  const podReady = (p: SimPod) => failureOf(p) === null && Date.now() >= p.created + readyAfterMs;
+  const podReady = (p: SimPod) => failureOf(p) === null && !p.containers.some((c) => held.has(c.image)) && Date.now() >= p.created + readyAfterMs;
 
   /** After a Deployment is written: the pods of its current template number `spec.replicas`. */
   function reconcile(ns: string, name: string) {
@@ -632,6 +638,10 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
     },
     failImage(image, reason = 'CrashLoopBackOff') {
       failing.set(image, reason);
+    },
+    holdImage(image) {
+      held.add(image);
+      return () => void held.delete(image);
     },
     setLogs(deployment, lines) {
       logs.set(deployment, [...lines]);

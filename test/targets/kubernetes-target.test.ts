@@ -185,6 +185,20 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     await statusIs(envId, 'running');
   }, 90_000);
 
+  it('an upgrade that drops the hostnames deletes the Ingress it no longer plans, and keeps the claim', async () => {
+    const withoutEdge = shopCompose(IMAGE_V1);
+    delete (withoutEdge.services.web['x-denv'] as { edge?: unknown }).edge;
+    expect((await api.post('/v1/projects/shop/deploy', { env: 'production', compose: withoutEdge })).status).toBe(202);
+    await statusIs(envId, 'awaiting_approval');
+    expect((await api.post(`/v1/envs/${envId}/approve`, {})).status).toBe(202);
+    await statusIs(envId, 'running');
+    const [dep] = await deployments(envId);
+    expect(dep!.phases.find((p) => p.name === 'verdict')!.evidence.pruned).toEqual([{ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'shop-production-web' }]);
+    expect(kube.objects('Ingress')).toEqual([]);
+    expect(kube.objects('PersistentVolumeClaim')).toHaveLength(1);
+    expect((await env(envId)).endpoints).toEqual([]);
+  }, 60_000);
+
   it('teardown deletes exactly the plan\'s objects; one created beside them survives', async () => {
     kube.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shop-production-web-extra', labels: { 'denv.dev/env': 'shop-production' } }, data: { a: '1' } }, 'kubectl');
     const before = kube.requests.length;

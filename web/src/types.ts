@@ -28,3 +28,15 @@ export interface Plan {
   readonly guidance: string | null;
   readonly created_at: string;
 }
+
+/** `GET /v1/aws-accounts` (no keys). `handover_requested_at`: an env on it was separated; the
+ *  operator hands the account over. */
+export interface AwsAccount {
+  readonly id: string;
+  readonly name: string;
+  readonly region: string;
+  readonly handover_requested_at: string | null;
+  /** An AWS-compatible API; null: AWS itself. */
+  readonly endpoint: string | null;
+  readonly created_at: string;
+}

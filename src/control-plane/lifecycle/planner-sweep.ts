@@ -100,7 +100,16 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
   }
   const spec = (dep!.params as { spec: Spec }).spec;
   const approval = spec.approval ?? project.approval;
-  await db.tx(async (tx) => {
+  const recorded = await db.tx(async (tx) => {
+    // The user may have acted while the planner worked (a teardown, a stop, a newer deploy): the
+    // plan is then for nothing, and must not move the env out of the status that action set.
+    if (!(await stillPlanning(tx, env.id, dep!.id))) {
+      // A deploy this replan created after the action superseded the pending ones: finish it too.
+      const status = (await tx.query<{ status: string }>('select status from envs where id = $1', [env.id]))[0]?.status;
+      if (status !== 'planning') await finishUnrun(tx, dep!, `verdict: not applied: the env became ${status} while it was planned`, { superseded_by: status ?? 'gone' });
+      await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_dropped', data: { deployment: dep!.id, status: status ?? null } });
+      return false;
+    }
     if (cluster && cluster !== env.host) await tx.query('update envs set host = $2 where id = $1', [env.id, cluster]);
     if (awsAccount && awsAccount !== env.aws_account) await tx.query('update envs set aws_account = $2 where id = $1', [env.id, awsAccount]);
     await tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]);
@@ -122,8 +131,18 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
     } else {
       await tx.query("update envs set status = 'awaiting_approval', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]);
     }
+    return true;
   });
-  deps.bus.emit('kick');
+  if (recorded) deps.bus.emit('kick');
+  else deps.log(`planner: env ${env.id}: no longer planning deploy ${dep!.id}; plan dropped (event plan_dropped)`);
+}
+
+/** Lock the env; true while it is still `planning` the deploy `dep` (still pending). */
+async function stillPlanning(tx: Db, env: string, dep: string | null): Promise<boolean> {
+  const row = (await tx.query<{ status: string }>('select status from envs where id = $1 for update', [env]))[0];
+  if (row?.status !== 'planning') return false;
+  if (!dep) return true;
+  return (await tx.query<{ status: string }>('select status from deployments where id = $1', [dep]))[0]?.status === 'pending';
 }
 
 async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: DeploymentRow | null, message: string, final = false): Promise<void> {
@@ -135,6 +154,10 @@ async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: Deploymen
   }
   const error = `planning failed: ${message}; use Re-plan to retry`;
   await db.tx(async (tx) => {
+    if (!(await stillPlanning(tx, env.id, dep?.id ?? null))) {
+      await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_dropped', data: { deployment: dep?.id ?? null, error: message } });
+      return;
+    }
     await tx.query("update envs set status = 'failed', last_error = $2, planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id, error]);
     await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_failed', data: { error: message } });
     if (dep) await finishUnrun(tx, dep, error, { plan_failed: message });

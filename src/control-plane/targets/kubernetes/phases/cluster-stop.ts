@@ -1,22 +1,43 @@
 import { connectedHost } from '../../../operations/host-link.js';
-import { PhaseFailed, ok, skipped, type PhaseDef } from '../../../operations/phase.js';
-import { imagesOf, versionManifests, deploymentsOf } from '../cluster-plans.js';
+import { ok, skipped, type PhaseDef } from '../../../operations/phase.js';
+import type { KubeObject } from '../../../../contracts/kubernetes.js';
+import type { Spec } from '../../../../contracts/spec.js';
+import { imagesOf, planManifests, versionManifests, deploymentsOf } from '../cluster-plans.js';
 import { loadVersion } from '../../../operations/versions.js';
 import { withImages, withReplicas } from '../plan/index.js';
 
-/** stop on a cluster (seed 002): the current version's manifests applied with replicas 0. The
- *  record, the plan and the PersistentVolumeClaims stay; start applies them again as planned. */
+/**
+ * stop on a cluster (seed 002): what runs is applied again with replicas 0 — the current version's
+ * manifests, or, after a failed first deploy, what that deploy applied (its pods would otherwise go
+ * on crash-looping). The record, the plans and the PersistentVolumeClaims stay; start applies the
+ * current version again as planned. Nothing is applied once a teardown has deleted the workload
+ * (a stop asked while tearing down): that would make its objects again.
+ */
 export const clusterStop: PhaseDef = {
   name: 'stop',
   async run(ctx) {
     const env = await ctx.env();
-    if (!env.current_version) return skipped({ reason: 'no version running on the cluster' });
-    const version = await loadVersion(ctx.db, env.current_version);
-    const manifests = await versionManifests(ctx.db, env.current_version);
-    if (!version || !manifests) throw new PhaseFailed(`version ${env.current_version} has no stored plan`);
+    const tornDown = await ctx.db.query("select 1 from deployments where env = $1 and kind = 'destroy' and status = 'succeeded' limit 1", [env.id]);
+    if (tornDown.length > 0) return skipped({ reason: 'the teardown deleted the workload; nothing to scale' });
+    let manifests: KubeObject[] | null = null;
+    let spec: Spec | null = null;
+    let version: string | null = env.current_version;
+    if (env.current_version) {
+      spec = (await loadVersion(ctx.db, env.current_version))?.spec ?? null;
+      manifests = await versionManifests(ctx.db, env.current_version);
+    } else {
+      const last = (await ctx.db.query<{ deployment: string }>("select deployment from env_plans where env = $1 and status = 'approved' and deployment is not null order by created_at desc limit 1", [env.id]))[0];
+      if (last) {
+        manifests = await planManifests(ctx.db, last.deployment);
+        const rows = await ctx.db.query<{ id: string; spec: Spec }>('select id, spec from versions where deployment = $1', [last.deployment]);
+        spec = rows[0]?.spec ?? null;
+        version = rows[0]?.id ?? null;
+      }
+    }
+    if (!manifests || !spec || !version) return skipped({ reason: 'nothing was applied to the cluster' });
     const host = await connectedHost(ctx, env.host, 'stop');
-    const scaled = withReplicas(withImages(manifests, imagesOf(version.spec)), 0);
-    const res = await ctx.call(host, 'kube.apply', { env: env.id, version: version.id, manifests: scaled });
-    return ok({ host, scaled_to_zero: deploymentsOf(scaled), applied: res.applied });
+    const scaled = withReplicas(withImages(manifests, imagesOf(spec)), 0);
+    const res = await ctx.call(host, 'kube.apply', { env: env.id, version, manifests: scaled });
+    return ok({ host, version, scaled_to_zero: deploymentsOf(scaled), applied: res.applied });
   },
 };
