@@ -85,6 +85,18 @@ export interface Endpoint {
 export const ENV_TARGETS = ['host', 'kubernetes', 'aws_ecs'] as const;
 export type EnvTarget = (typeof ENV_TARGETS)[number];
 
+/** An AWS account a team's aws_ecs envs run in (`GET /v1/aws-accounts`); its keys are never shown. */
+export interface AwsAccount {
+  readonly id: string;
+  readonly name: string;
+  readonly region: string;
+  /** Set when an env on it was separated: the operator hands the account over (seed 002), nothing automatic. */
+  readonly handover_requested_at: string | null;
+  /** An AWS-compatible API; null: AWS itself. */
+  readonly endpoint: string | null;
+  readonly created_at: string;
+}
+
 export interface Env {
   readonly id: string;
   readonly name: string;

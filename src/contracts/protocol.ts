@@ -115,7 +115,8 @@ export interface LiveWorkload {
   readonly ready: number;
   /** The last probe's answer (e.g. `HTTP 500`, `not running`). */
   readonly detail: string;
-  readonly runtime: 'process' | 'docker';
+  /** kubernetes: a cluster agent's Deployment (pid null, restarts summed over its pods); aws_ecs: an ECS service (its tasks). */
+  readonly runtime: 'process' | 'docker' | 'kubernetes' | 'aws_ecs';
   readonly command: readonly string[] | null;
   readonly image: string | null;
   readonly pid: number | null;

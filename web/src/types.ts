@@ -1,5 +1,5 @@
 /** The API's shapes, from the contracts (type-only: nothing of the server is bundled). */
-export type { Deployment, DenvEvent, Env, Host, Page, Phase, Project, Version } from '../../src/contracts/domain.js';
+export type { AwsAccount, Deployment, DenvEvent, Env, Host, Page, Phase, Project, Version } from '../../src/contracts/domain.js';
 export type { Improvement, Incident, LogLine, WorkloadUptime } from '../../src/contracts/telemetry.js';
 export type { LiveWorkload } from '../../src/contracts/protocol.js';
 
@@ -31,12 +31,3 @@ export interface Plan {
 
 /** `GET /v1/aws-accounts` (no keys). `handover_requested_at`: an env on it was separated; the
  *  operator hands the account over. */
-export interface AwsAccount {
-  readonly id: string;
-  readonly name: string;
-  readonly region: string;
-  readonly handover_requested_at: string | null;
-  /** An AWS-compatible API; null: AWS itself. */
-  readonly endpoint: string | null;
-  readonly created_at: string;
-}

@@ -11,6 +11,8 @@ export interface ClusterEnv {
   readonly version: string;
   /** Deployment name → the denv service it runs. */
   readonly deployments: Readonly<Record<string, string>>;
+  /** Deployment name → its first container port (live status shows it); absent in records before it. */
+  readonly ports?: Readonly<Record<string, number>>;
   readonly ingresses: readonly string[];
 }
 
@@ -34,9 +36,16 @@ export class ClusterEnvs {
   /** Remember what an apply of `version` put in the cluster. */
   async applied(env: string, version: string, manifests: readonly KubeObject[]): Promise<void> {
     const deployments: Record<string, string> = {};
-    for (const m of manifests) if (m.kind === 'Deployment') deployments[m.metadata.name] = m.metadata.labels?.['denv.dev/service'] ?? m.metadata.name;
+    const ports: Record<string, number> = {};
+    for (const m of manifests) {
+      if (m.kind !== 'Deployment') continue;
+      deployments[m.metadata.name] = m.metadata.labels?.['denv.dev/service'] ?? m.metadata.name;
+      const containers = (m.spec as { template?: { spec?: { containers?: { ports?: { containerPort?: number }[] }[] } } } | undefined)?.template?.spec?.containers ?? [];
+      const port = containers[0]?.ports?.[0]?.containerPort;
+      if (port) ports[m.metadata.name] = port;
+    }
     const ingresses = manifests.filter((m) => m.kind === 'Ingress').map((m) => m.metadata.name);
-    this.envs.set(env, { version, deployments, ingresses });
+    this.envs.set(env, { version, deployments, ports, ingresses });
     await this.save();
   }
 

@@ -12,7 +12,7 @@ import type { ClusterContext } from './cluster-context.js';
 type LiveStatusMessage = Extract<AgentMessage, { type: 'live_status' }>;
 
 /** One Deployment as a live workload (the loose `live_status` workload shape). */
-export function liveWorkload(w: WorkloadStatus, service: string, version: string): LiveStatusMessage['workloads'][number] {
+export function liveWorkload(w: WorkloadStatus, service: string, version: string, port = 0): LiveStatusMessage['workloads'][number] {
   const reasons = [...new Set(w.pods.map((p) => p.reason).filter((r): r is string => r !== null))];
   return {
     service,
@@ -24,7 +24,7 @@ export function liveWorkload(w: WorkloadStatus, service: string, version: string
     command: null,
     image: w.images[0] ?? null,
     pid: null,
-    port: 0,
+    port,
     restarts: w.pods.reduce((n, p) => n + p.restarts, 0),
     last_exit: reasons.find((r) => r === 'OOMKilled' || r === 'Error' || r === 'Completed') ?? null,
     deployment: w.name,
@@ -54,7 +54,7 @@ export class ClusterLiveStatus {
         if (this.ctx.released.has(env)) continue;
         try {
           const status = await this.ctx.cluster.status(Object.keys(known.deployments));
-          const workloads = status.map((w) => liveWorkload(w, known.deployments[w.name] ?? w.name, known.version));
+          const workloads = status.map((w) => liveWorkload(w, known.deployments[w.name] ?? w.name, known.version, known.ports?.[w.name] ?? 0));
           this.send({ type: 'live_status', env, at: new Date().toISOString(), workloads });
         } catch (err) {
           this.ctx.log(`live status of env ${env}: ${messageOf(err)}`);

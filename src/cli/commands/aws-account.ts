@@ -5,21 +5,12 @@
  * control plane and never shown again.
  */
 import type { Command } from 'commander';
-import type { Page } from '../../contracts/domain.js';
+import type { AwsAccount, Page } from '../../contracts/domain.js';
 import { clientFor, optionsOf } from '../config.js';
 import { examples, say } from '../help.js';
 import { formatTable, toJson } from '../output.js';
 import { readSecret } from '../secret-input.js';
 import { addPaging, noteNextPage } from './list-options.js';
-
-interface AwsAccount {
-  readonly id: string;
-  readonly name: string;
-  readonly region: string;
-  readonly endpoint: string | null;
-  readonly handover_requested_at: string | null;
-  readonly created_at: string;
-}
 
 export function awsAccountRows(items: readonly AwsAccount[]): string[][] {
   return items.map((a) => [a.id, a.name, a.region, a.handover_requested_at ? `requested ${a.handover_requested_at}` : '—', a.endpoint ?? 'AWS']);

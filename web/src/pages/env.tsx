@@ -15,7 +15,7 @@ import { MetricsPanel, UptimePanel } from '../components/metrics-panel.js';
 import { Badge, Empty, ErrorBox, Link, Section, Table } from '../components/ui.js';
 import { ago, between, duration } from '../format.js';
 import { useLoad, useNow, useStream } from '../hooks.js';
-import type { Deployment, Env, Incident, Page, Plan, Project, StatusView, Version } from '../types.js';
+import type { AwsAccount, Deployment, Env, Incident, Page, Plan, Project, StatusView, Version } from '../types.js';
 
 export function EnvPage({ id }: { id: string }) {
   const now = useNow();
@@ -28,6 +28,11 @@ export function EnvPage({ id }: { id: string }) {
     if (m.event === 'status') setView(JSON.parse(m.data) as StatusView);
   });
   const env = useLoad(() => get<Env>(`/v1/envs/${enc}`), [id], 5000);
+  // An aws_ecs env names its account by id: the page shows the account's name.
+  const account = useLoad(
+    () => (env.data?.aws_account ? get<Page<AwsAccount>>('/v1/aws-accounts?limit=500').then((p) => p.items.find((a) => a.id === env.data?.aws_account)) : Promise.resolve(undefined)),
+    [env.data?.aws_account],
+  );
   const project = useLoad(() => (env.data ? get<Project>(`/v1/projects/${encodeURIComponent(env.data.project)}`) : Promise.resolve(undefined)), [env.data?.project]);
   const versions = useLoad(() => get<Page<Version>>(`/v1/envs/${enc}/versions?limit=500`), [id], 5000);
   const deployments = useLoad(() => get<Page<Deployment>>(`/v1/deployments?env=${enc}&limit=20`), [id], 3000);
@@ -53,7 +58,7 @@ export function EnvPage({ id }: { id: string }) {
         {v.current_version ? <span class="mono small"> ({v.current_version})</span> : null}
         {env.data && env.data.target !== 'host' ? <span data-testid="env-target"> · target {env.data.target}</span> : null}
         {env.data?.target === 'aws_ecs'
-          ? ` · AWS account ${env.data.aws_account ?? '—'}`
+          ? ` · AWS account ${account.data ? `${account.data.name} (${account.data.region})` : (env.data.aws_account ?? '—')}`
           : ` · ${env.data?.target === 'kubernetes' ? 'cluster' : 'host'} ${v.host ? `${v.host.name} (${v.host.status}, heartbeat ${ago(v.host.last_heartbeat_at, now)})` : '—'}`}
       </p>
       {v.last_error ? (

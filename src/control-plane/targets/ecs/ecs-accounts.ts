@@ -2,6 +2,7 @@
  * The team's AWS accounts (table aws_accounts): where ECS envs run. Credentials are read here and
  * handed to the executor; the API never shows them (toAwsAccount).
  */
+import type { AwsAccount } from '../../../contracts/domain.js';
 import type { Db } from '../../store/db.js';
 import type { EcsCredentials } from './aws-clients.js';
 
@@ -10,15 +11,6 @@ export interface AwsAccountRow {
   session_token: string | null; endpoint: string | null; handover_requested_at: unknown; created_at: unknown; removed_at: unknown;
 }
 
-export interface AwsAccount {
-  readonly id: string;
-  readonly name: string;
-  readonly region: string;
-  /** Set when an env on it was separated: the operator hands the account over (seed 002), nothing automatic. */
-  readonly handover_requested_at: string | null;
-  readonly endpoint: string | null;
-  readonly created_at: string;
-}
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 export const toAwsAccount = (r: AwsAccountRow): AwsAccount => ({
