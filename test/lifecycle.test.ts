@@ -14,7 +14,7 @@ import type { EnvStatus } from '../src/contracts/domain.js';
 import { waitFor } from './helpers/api.js';
 import { heldPlanner } from './helpers/held-planner.js';
 import { startHarness, type Harness } from './helpers/harness.js';
-import { lifecycleApi, lifecycleTable } from './helpers/lifecycle-table.js';
+import { lifecycleApi, lifecycleTable, reachedByActions } from './helpers/lifecycle-table.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 const compose = (env: Record<string, string> = {}) => ({
@@ -105,36 +105,7 @@ describe('env lifecycle: every (status, action) pair', () => {
       await statusIs(id, 'upgrading');
       return id;
     },
-    stopping: async () => {
-      const id = await REACH.deploying();
-      expect((await act(id, 'stop')).status).toBe(202);
-      expect((await env(id)).status).toBe('stopping');
-      return id;
-    },
-    stopped: async () => {
-      const id = await running();
-      await act(id, 'stop');
-      await statusIs(id, 'stopped');
-      return id;
-    },
-    tearing_down: async () => {
-      const id = await REACH.deploying();
-      expect((await act(id, 'teardown')).status).toBe(202);
-      expect((await env(id)).status).toBe('tearing_down');
-      return id;
-    },
-    torn_down: async () => {
-      const id = await running();
-      await act(id, 'teardown');
-      await statusIs(id, 'torn_down');
-      return id;
-    },
-    separated: async () => {
-      const id = await running();
-      await act(id, 'separate');
-      await statusIs(id, 'separated');
-      return id;
-    },
+    ...reachedByActions(() => h.api, { running, deploying: () => REACH.deploying() }),
   };
 
   lifecycleTable({ api: () => h.api, reach: REACH, openGate });

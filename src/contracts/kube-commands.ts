@@ -26,10 +26,11 @@ export interface KubeCommands {
     payload: { env: string; deployments: string[]; timeout_ms: number };
     result: { ready: boolean; workloads: WorkloadStatus[]; waited_ms: number };
   };
-  /** Delete exactly `refs` in the agent's namespace (teardown): nothing else, whatever its labels. */
+  /** Delete exactly `refs` in the agent's namespace (teardown; a verdict's prune) — those of them
+   *  the env owns (`kept`: another env's, or no env's). `forget`: the agent forgets the env (teardown). */
   'kube.delete': {
-    payload: { env: string; refs: KubeRef[] };
-    result: { deleted: KubeRef[]; absent: KubeRef[] };
+    payload: { env: string; refs: KubeRef[]; forget?: boolean };
+    result: { deleted: KubeRef[]; absent: KubeRef[]; kept: KubeRef[] };
   };
   /** The env's objects now in the cluster (labelled `denv.dev/env=<label>`): the planner evolves them. */
   'kube.live': {
@@ -49,7 +50,7 @@ export type KubeCommandKind = keyof KubeCommands;
 export const KUBE_PAYLOADS = {
   'kube.apply': z.object({ env: envId, version: envId, manifests: z.array(kubeObject).min(1).max(200) }),
   'kube.wait': z.object({ env: envId, deployments: z.array(z.string().min(1).max(253)).max(100), timeout_ms: z.number().int().min(0).max(3_600_000) }),
-  'kube.delete': z.object({ env: envId, refs: z.array(kubeRef).max(200) }),
+  'kube.delete': z.object({ env: envId, refs: z.array(kubeRef).max(200), forget: z.boolean().optional() }),
   'kube.live': z.object({ env: envId, label: z.string().min(1).max(63) }),
   'kube.status': z.object({ env: envId, deployments: z.array(z.string().min(1).max(253)).max(100), ingresses: z.array(z.string().min(1).max(253)).max(100) }),
 } satisfies { readonly [K in KubeCommandKind]: z.ZodType };

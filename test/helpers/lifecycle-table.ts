@@ -41,6 +41,32 @@ export function lifecycleApi(api: () => Api) {
   };
 }
 
+/** The statuses every target reaches the same way — an action on a running env, or on a deploy held
+ *  in `deploying` (stopping, tearing_down) — given how the target reaches those two. */
+export function reachedByActions(api: () => Api, from: { running: () => Promise<string>; deploying: () => Promise<string> }): Pick<Record<EnvStatus, () => Promise<string>>, 'stopping' | 'stopped' | 'tearing_down' | 'torn_down' | 'separated'> {
+  const { env, statusIs, act } = lifecycleApi(api);
+  /** An action on a held deploy: the env shows its transient status at once. */
+  const onHeld = async (action: UserAction, status: EnvStatus) => {
+    const id = await from.deploying();
+    expect((await act(id, action)).status).toBe(202);
+    expect((await env(id)).status).toBe(status);
+    return id;
+  };
+  const onRunning = async (action: UserAction, status: EnvStatus) => {
+    const id = await from.running();
+    await act(id, action);
+    await statusIs(id, status);
+    return id;
+  };
+  return {
+    stopping: () => onHeld('stop', 'stopping'),
+    stopped: () => onRunning('stop', 'stopped'),
+    tearing_down: () => onHeld('teardown', 'tearing_down'),
+    torn_down: () => onRunning('teardown', 'torn_down'),
+    separated: () => onRunning('separate', 'separated'),
+  };
+}
+
 export interface LifecycleTarget {
   /** The control plane's API; read when the rows run (after the test file's beforeAll). */
   readonly api: () => Api;

@@ -93,7 +93,8 @@ describe('aws_ecs target: plan, approve, apply, stop, start, teardown, separate'
   });
 
   it('shows the service\'s CloudWatch log lines, each once', async () => {
-    aws.putLogs('/denv/shop-production', ['listening on 3000', 'GET / 200']);
+    const group = [...aws.state.logGroups.keys()].find((g) => g.startsWith('/denv/shop-production-'))!;
+    aws.putLogs(group, ['listening on 3000', 'GET / 200']);
     for (let i = 0; i < 2; i++) {
       const res = await api.get(`/v1/envs/${envId}/logs?lines=50`);
       expect(res.body.error).toBeNull();

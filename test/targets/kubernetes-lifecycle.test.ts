@@ -25,7 +25,7 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube-api-server.js';
-import { lifecycleApi, lifecycleTable } from '../helpers/lifecycle-table.js';
+import { lifecycleApi, lifecycleTable, reachedByActions } from '../helpers/lifecycle-table.js';
 import { spawnDenv, type Child } from '../helpers/processes.js';
 import { freshDataDir, storeOptions } from '../helpers/stores.js';
 
@@ -180,36 +180,7 @@ describe('env lifecycle on the kubernetes target: every (status, action) pair', 
       await statusIs(id, 'upgrading');
       return id;
     },
-    stopping: async () => {
-      const id = await REACH.deploying();
-      expect((await act(id, 'stop')).status).toBe(202);
-      expect((await env(id)).status).toBe('stopping');
-      return id;
-    },
-    stopped: async () => {
-      const id = await running();
-      await act(id, 'stop');
-      await statusIs(id, 'stopped');
-      return id;
-    },
-    tearing_down: async () => {
-      const id = await REACH.deploying();
-      expect((await act(id, 'teardown')).status).toBe(202);
-      expect((await env(id)).status).toBe('tearing_down');
-      return id;
-    },
-    torn_down: async () => {
-      const id = await running();
-      await act(id, 'teardown');
-      await statusIs(id, 'torn_down');
-      return id;
-    },
-    separated: async () => {
-      const id = await running();
-      await act(id, 'separate');
-      await statusIs(id, 'separated');
-      return id;
-    },
+    ...reachedByActions(() => api, { running, deploying: () => REACH.deploying() }),
   };
 
   // `failed` takes longest: the agent gives up on a failing image ~10 s after its reason appears,

@@ -197,6 +197,12 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     expect(kube.objects('Ingress')).toEqual([]);
     expect(kube.objects('PersistentVolumeClaim')).toHaveLength(1);
     expect((await env(envId)).endpoints).toEqual([]);
+    // The prune did not make the agent forget the env: its live status keeps coming.
+    const after = Date.now();
+    await waitFor(async () => {
+      const live = (await api.get(`/v1/envs/${envId}/status`)).body.live_status;
+      return live && Date.parse(live.at) > after && live.workloads[0]?.ready === 1 ? true : undefined;
+    }, 20_000, 'live status after the prune');
   }, 60_000);
 
   it('teardown deletes exactly the plan\'s objects; one created beside them survives', async () => {
@@ -210,6 +216,24 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     expect(kube.objects('Deployment')).toEqual([]);
   }, 60_000);
 
+  it('never changes or deletes an object it does not own: a deploy meeting one fails, and the object is untouched', async () => {
+    kube.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'clash-prod-web', labels: { app: 'theirs' } }, spec: { replicas: 2, selector: { matchLabels: { app: 'theirs' } }, template: { metadata: { labels: { app: 'theirs' } }, spec: { containers: [{ name: 'web', image: 'theirs:1' }] } } } }, 'kubectl');
+    expect((await api.post('/v1/projects', { name: 'clash' })).status).toBe(201);
+    const res = await api.post('/v1/projects/clash/deploy', { env: 'prod', compose: shopCompose(IMAGE_V1) });
+    const id = res.body.env.id as string;
+    await statusIs(id, 'failed');
+    const dep = (await deployments(id)).find((d) => d.kind === 'deploy')!;
+    expect(dep.phases.find((p) => p.name === 'prepare')!.evidence.error).toContain('Deployment clash-prod-web belongs to no denv env');
+    const theirs = kube.objects('Deployment').find((d) => (d as { metadata: { name: string } }).metadata.name === 'clash-prod-web') as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+    expect(theirs.spec.replicas).toBe(2);
+    expect(theirs.spec.template.spec.containers[0]!.image).toBe('theirs:1');
+    expect(kube.requests.some((r) => r.method !== 'GET' && r.path.endsWith('/clash-prod-web'))).toBe(false);
+    // Its teardown deletes none of it.
+    expect((await api.post(`/v1/envs/${id}/teardown`, {})).status).toBe(202);
+    await statusIs(id, 'torn_down');
+    expect(kube.objects('Deployment').some((d) => (d as { metadata: { name: string } }).metadata.name === 'clash-prod-web')).toBe(true);
+  }, 60_000);
+
   it('separate leaves the workload running and the agent acts on the env no more', async () => {
     const p = await api.post('/v1/projects', { name: 'other' });
     expect(p.status).toBe(201);
@@ -221,6 +245,6 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     await statusIs(id, 'separated');
     await waitFor(async () => ((await deployments(id)).find((d) => d.kind === 'separate')?.status === 'succeeded' ? true : undefined), 30_000, 'separate to finish');
     expect(writes(kube).length).toBe(writesBefore);
-    expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name)).toEqual(['other-production-web']);
+    expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name).filter((n) => n.startsWith('other-'))).toEqual(['other-production-web']);
   }, 90_000);
 });

@@ -37,7 +37,8 @@ export async function chooseAwsAccount(db: Db, team: string, own: string | null,
     if (!row || row.removed_at) throw new Error(`the env's AWS account ${own} was removed`);
     return row;
   }
-  const live = await db.query<AwsAccountRow>('select * from aws_accounts where team = $1 and removed_at is null order by created_at', [team]);
+  // An account flagged for hand-over takes no new env.
+  const live = await db.query<AwsAccountRow>('select * from aws_accounts where team = $1 and removed_at is null and handover_requested_at is null order by created_at', [team]);
   if (requested) {
     const row = live.find((a) => a.id === requested || a.name === requested);
     if (!row) throw new Error(`no AWS account "${requested}" in this team`);

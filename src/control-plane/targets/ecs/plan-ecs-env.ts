@@ -11,8 +11,9 @@ import { planEcs } from './ecs-plan.js';
 
 export async function planEcsEnv(db: Db, input: { env: EnvRow; spec: Spec; requested: string | null; instructions: string; replacesVersion: number | null }): Promise<{ plan: Plan; account: string }> {
   const account = await chooseAwsAccount(db, input.env.team, input.env.aws_account ?? null, input.requested);
-  // Like a cluster, an account holds several projects' envs: ECS knows the env as `<project>-<env>`.
+  // An account holds several projects' envs, and an env may be separated and its name deployed
+  // again: ECS knows the env as `<project>-<env>-<6 hex of its id>`, so two envs never share a service.
   const project = (await db.query<{ name: string }>('select name from projects where id = $1', [input.env.project]))[0]!;
-  const plan = planEcs({ spec: input.spec, envName: `${project.name}-${input.env.name}`, instructions: input.instructions, replacesVersion: input.replacesVersion, account: { region: account.region } });
+  const plan = planEcs({ spec: input.spec, envName: `${project.name}-${input.env.name}-${input.env.id.slice(-6)}`, instructions: input.instructions, replacesVersion: input.replacesVersion, account: { region: account.region } });
   return { plan: { planner: 'aws_ecs', summary: plan.summary, artifact: plan.artifact }, account: account.id };
 }

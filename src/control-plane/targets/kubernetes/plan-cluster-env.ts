@@ -80,8 +80,16 @@ export async function planClusterEnv(db: Db, agents: AgentGateway, input: Cluste
     const plan = await planWithLlm(planInput, { endpoint: { url: llm.url, key: llm.key, model: llm.model }, validate }).catch((err: unknown) => {
       throw new FinalPlanError(err instanceof Error ? err.message : String(err));
     });
-    return { plan: { planner: 'llm', summary: plan.summary, artifact: plan.artifact }, host: cluster.id };
+    // The summary is shown to every reader of the env; the artifact is masked when shown (api/mask.ts).
+    return { plan: { planner: 'llm', summary: maskValues(plan.summary, input.spec), artifact: plan.artifact }, host: cluster.id };
   }
   const plan = planKubernetes(planInput);
   return { plan: { planner: 'kubernetes', summary: plan.summary, artifact: plan.artifact }, host: cluster.id };
+}
+
+/** `text` with every environment value of the spec's services (4 characters or more) shown as ***:
+ *  a model may quote them in its summary. */
+export function maskValues(text: string, spec: Spec): string {
+  const values = [...new Set(Object.values(spec.services).flatMap((s) => Object.values(s.environment)))].filter((v) => v.length >= 4).sort((a, b) => b.length - a.length);
+  return values.reduce((t, v) => t.split(v).join('***'), text);
 }

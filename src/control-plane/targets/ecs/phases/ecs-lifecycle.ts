@@ -6,6 +6,7 @@
  * hand-over (no automatic transfer).
  */
 import { PhaseFailed, ok, skipped, type PhaseDef } from '../../../operations/phase.js';
+import { lastAppliedPlan } from '../../applied-plans.js';
 import { deployPlan, imageOf, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
 
 async function currentPlan(ctx: Parameters<PhaseDef['run']>[0]) {
@@ -14,13 +15,17 @@ async function currentPlan(ctx: Parameters<PhaseDef['run']>[0]) {
   return versionPlan(ctx, env.current_version);
 }
 
+/** stop: desiredCount 0 on the current version's service — or, after a failed first deploy, on
+ *  the service that deploy made (ECS would otherwise go on starting its tasks). */
 export const ecsStop: PhaseDef = {
   name: 'stop',
   async run(ctx) {
     const current = await currentPlan(ctx);
-    if (!current) return skipped({ reason: 'no version running on ECS' });
-    const res = await withEcs(ctx, (t) => t.stop(current.plan, { signal: ctx.signal }));
-    return ok({ service: current.plan.service.serviceName, desired_count: 0, existed: res.existed });
+    const applied = current ? null : await lastAppliedPlan(ctx, ctx.deployment.env);
+    const plan = current?.plan ?? (applied ? await deployPlan(ctx, applied.deployment) : null);
+    if (!plan) return skipped({ reason: 'nothing was applied on ECS' });
+    const res = await withEcs(ctx, (t) => t.stop(plan, { signal: ctx.signal }));
+    return ok({ service: plan.service.serviceName, desired_count: 0, existed: res.existed });
   },
 };
 
@@ -66,6 +71,10 @@ export const ecsRelease: PhaseDef = {
   async run(ctx) {
     const env = await ctx.env();
     if (!env.aws_account) return skipped({ reason: 'no AWS account chosen' });
+    // The account is handed over only when this env was the last denv ran there: a shared account
+    // still runs the team's other envs.
+    const others = await ctx.db.query<{ name: string }>("select name from envs where aws_account = $1 and id <> $2 and status not in ('torn_down', 'separated')", [env.aws_account, env.id]);
+    if (others.length > 0) return ok({ aws_account: env.aws_account, handover: 'not requested', reason: `the account still runs ${others.map((o) => o.name).join(', ')}`, left_running: true });
     const rows = await ctx.db.query<{ name: string; handover_requested_at: unknown }>('update aws_accounts set handover_requested_at = coalesce(handover_requested_at, now()) where id = $1 returning name, handover_requested_at', [env.aws_account]);
     return ok({ aws_account: rows[0]?.name ?? env.aws_account, handover: 'requested', handover_requested_at: new Date(rows[0]!.handover_requested_at as string).toISOString(), left_running: true });
   },

@@ -5,6 +5,7 @@ import type { Spec } from '../../../../contracts/spec.js';
 import { imagesOf, planManifests, versionManifests, deploymentsOf } from '../cluster-plans.js';
 import { loadVersion } from '../../../operations/versions.js';
 import { withImages, withReplicas } from '../plan/index.js';
+import { lastAppliedPlan } from '../../applied-plans.js';
 
 /**
  * stop on a cluster (seed 002): what runs is applied again with replicas 0 — the current version's
@@ -26,7 +27,7 @@ export const clusterStop: PhaseDef = {
       spec = (await loadVersion(ctx.db, env.current_version))?.spec ?? null;
       manifests = await versionManifests(ctx.db, env.current_version);
     } else {
-      const last = (await ctx.db.query<{ deployment: string }>("select deployment from env_plans where env = $1 and status = 'approved' and deployment is not null order by created_at desc limit 1", [env.id]))[0];
+      const last = await lastAppliedPlan(ctx, env.id);
       if (last) {
         manifests = await planManifests(ctx.db, last.deployment);
         const rows = await ctx.db.query<{ id: string; spec: Spec }>('select id, spec from versions where deployment = $1', [last.deployment]);

@@ -12,7 +12,7 @@ export const clusterTeardown: PhaseDef = {
     const refs = await envPlanRefs(ctx.db, env.id);
     if (refs.length === 0) return skipped({ reason: 'no plan was approved; nothing applied' });
     const host = await connectedHost(ctx, env.host, 'teardown');
-    const res = await ctx.call(host, 'kube.delete', { env: env.id, refs });
-    return ok({ host, deleted: res.deleted, absent: res.absent });
+    const res = await ctx.call(host, 'kube.delete', { env: env.id, refs, forget: true });
+    return ok({ host, deleted: res.deleted, absent: res.absent, ...(res.kept?.length ? { kept: res.kept } : {}) });
   },
 };

@@ -45,8 +45,10 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   const state = clusterStateOf(ctx.state);
   const previous = state.previous_version ? await loadVersion(ctx.db, state.previous_version) : undefined;
   const healthy = previous ? (await ctx.db.query<{ healthy: boolean }>('select healthy from versions where id = $1', [previous.id]))[0]?.healthy : false;
-  if (!previous || !healthy || !state.applied) {
-    return { status: 'ok', evidence: { reverted: state.applied ? 'no previous version' : 'nothing was applied', left_applied: state.applied ?? [], took_ms: tookMs(ctx) }, outcome: 'failed' };
+  // Reverted whenever a healthy previous version exists, even if prepare's apply failed part-way
+  // (what it applied is unknown; applying the previous manifests again is idempotent).
+  if (!previous || !healthy) {
+    return { status: 'ok', evidence: { reverted: 'no previous version', left_applied: state.applied ?? [], took_ms: tookMs(ctx) }, outcome: 'failed' };
   }
   try {
     const manifests = await versionManifests(ctx.db, previous.id);
