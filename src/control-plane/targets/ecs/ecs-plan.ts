@@ -9,12 +9,15 @@
  * reaches its siblings by (`db:5432`) would not resolve, and the app would deploy and then fail at
  * run time. Deploy such an app to a host or Kubernetes target, or one env per service.
  */
-import type { ContainerDefinition, KeyValuePair, RegisterTaskDefinitionCommandInput, Tag } from '@aws-sdk/client-ecs';
+import type { ContainerDefinition, KeyValuePair, Tag } from '@aws-sdk/client-ecs';
 import { canonicalJson } from '../../../lib/canonical-json.js';
 import { DenvError } from '../../../contracts/errors.js';
 import type { ServiceSpec, Spec } from '../../../contracts/spec-types.js';
-import { containerPort, type PortSource } from './container-port.js';
+import { containerPort } from './container-port.js';
 import { summarizeEcsPlan } from './ecs-summary.js';
+import type { EcsPlanInput, EcsRunPlan } from './ecs-run-plan.js';
+
+export type { EcsPlanInput, EcsRunPlan, EcsServicePlan } from './ecs-run-plan.js';
 
 /** The cluster every env of an AWS account runs in (kept by teardown). */
 export const ECS_CLUSTER = 'denv';
@@ -25,57 +28,6 @@ export const FARGATE_CPU = '256';
 export const FARGATE_MEMORY = '512';
 /** `format` of the artifact; a change to its shape gets a new one. */
 export const ECS_ARTIFACT_FORMAT = 'denv/aws_ecs@1';
-
-export interface EcsPlanInput {
-  readonly spec: Spec;
-  readonly envName: string;
-  /** Free-text instructions: the project's, plus every re-plan guidance, in order. */
-  readonly instructions: string;
-  /** The version this plan replaces (the service is then updated in place), null for a first deploy. */
-  readonly replacesVersion: number | null;
-  readonly account: { readonly region: string };
-}
-
-/** What CreateService/UpdateService need beyond the task definition; the network (subnets, the
- *  security group's id) is found at apply time, in the account's default VPC. */
-export interface EcsServicePlan {
-  readonly cluster: string;
-  readonly serviceName: string;
-  readonly desiredCount: number;
-  readonly launchType: 'FARGATE';
-  readonly assignPublicIp: 'ENABLED';
-  /** The security group's name (`denv-<env>`), opening the container port. */
-  readonly securityGroupName: string;
-  /** Rolling update, and ECS's circuit breaker: a deployment whose tasks keep failing is stopped and
-   *  rolled back, so the old version keeps serving after a bad image. */
-  readonly deploymentConfiguration: {
-    readonly minimumHealthyPercent: number;
-    readonly maximumPercent: number;
-    readonly deploymentCircuitBreaker: { readonly enable: boolean; readonly rollback: boolean };
-  };
-  readonly tags: readonly Tag[];
-}
-
-/** Everything the executor needs; what the artifact holds. */
-export interface EcsRunPlan {
-  readonly envName: string;
-  readonly region: string;
-  readonly container: {
-    /** The container's name in the task definition (the service's name, limited to ECS's characters). */
-    readonly name: string;
-    /** The spec's service it runs. */
-    readonly service: string;
-    readonly port: number;
-    readonly portFrom: PortSource;
-  };
-  /** The role is made by the executor when missing; the task definition gets its ARN at apply time
-   *  (the plan does not know the account id), so `taskDefinition.executionRoleArn` is unset here. */
-  readonly executionRole: { readonly name: string; readonly policyArn: string };
-  readonly logGroup: string;
-  /** The container's `image` is unset when it comes from a build (a linked repository): apply must be given one. */
-  readonly taskDefinition: RegisterTaskDefinitionCommandInput;
-  readonly service: EcsServicePlan;
-}
 
 export interface EcsPlan extends EcsRunPlan {
   /** Plain English: what applying this plan does (seed 002's "plan summary"). */

@@ -6,7 +6,7 @@
  */
 import type { ServiceSpec } from '../../../contracts/spec-types.js';
 import type { PortSource } from './container-port.js';
-import type { EcsPlanInput, EcsRunPlan } from './ecs-plan.js';
+import type { EcsPlanInput, EcsRunPlan } from './ecs-run-plan.js';
 
 const PORT_FROM: Record<PortSource, string> = {
   instructions: 'from the instructions',
