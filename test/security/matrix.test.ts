@@ -29,6 +29,9 @@ interface Fixture {
   host: string; enrollmentKey: string; spareToken: string; cloud: string;
 }
 
+const AWS_KEY_ID = 'AKIAALPHAALPHA000001';
+const AWS_SECRET = 'alpha-aws-secret-never-shown-000001';
+
 describe('cross-team matrix and masking', () => {
   let h: Harness;
   let t: TwoTeams;
@@ -52,6 +55,7 @@ describe('cross-team matrix and masking', () => {
     const plan = (await t.a.get(`/v1/envs/${env}/plans`)).body.items[0].id;
     const enrollmentKey = (await t.a.post('/v1/enrollment-keys', {})).body.id;
     const cloud = (await t.a.post('/v1/clouds', { name: 'alpha-cloud', provider: 'manual' })).body.id;
+    expect((await t.a.post('/v1/aws-accounts', { name: 'alpha-aws', region: 'eu-central-1', access_key_id: AWS_KEY_ID, secret_access_key: AWS_SECRET })).status).toBe(201);
     const spareToken = (await t.a.post('/v1/tokens', { name: 'spare' })).body.id;
     const gone = await t.a.post('/v1/tokens', { name: 'revoked' });
     expect((await t.a.req('DELETE', `/v1/tokens/${gone.body.id}`)).status).toBe(200);
@@ -59,7 +63,7 @@ describe('cross-team matrix and masking', () => {
     const edge = await t.a.req('PUT', '/v1/edge', { base_domain: 'alpha-zone.example', dns: { provider: 'powerdns', api_url: 'http://127.0.0.1:8081', api_key: EDGE_SECRET, zone: 'alpha-zone.example' } });
     expect(edge.status).toBe(200);
     a = { team, project, env, deployment: dep.body.deployment.id, version, plan, host: h.hostId, enrollmentKey, spareToken, cloud };
-    markers = [...Object.values(a), 'alpha-app', 'test-host', 'alpha-cloud', SECRET, EDGE_SECRET, 'alpha-zone.example'];
+    markers = [...Object.values(a), 'alpha-app', 'test-host', 'alpha-cloud', 'alpha-aws', AWS_KEY_ID, AWS_SECRET, SECRET, EDGE_SECRET, 'alpha-zone.example'];
   }, 120_000);
 
   afterAll(async () => {
@@ -77,6 +81,7 @@ describe('cross-team matrix and masking', () => {
       tokens: (await t.a.get('/v1/tokens')).body.items.map((x: { id: string; revoked_at: string | null }) => [x.id, x.revoked_at]),
       keys: (await t.a.get('/v1/enrollment-keys')).body.items.map((x: { id: string; state: string }) => [x.id, x.state]),
       clouds: (await t.a.get('/v1/clouds')).body.items.map((x: { id: string; name: string }) => [x.id, x.name]),
+      awsAccounts: (await t.a.get('/v1/aws-accounts')).body.items.map((x: { id: string; name: string; handover_requested_at: string | null }) => [x.id, x.name, x.handover_requested_at]),
       edge: (await t.a.get('/v1/edge')).body,
     };
   }
@@ -90,6 +95,7 @@ describe('cross-team matrix and masking', () => {
       // A's env by name (previews are addressed by env name within the project).
       if (name === 'name' && path.startsWith('/v1/projects/{project}/previews/')) return 'production';
       if (name === 'name' && path.startsWith('/v1/clouds/')) return 'alpha-cloud';
+      if (name === 'name' && path.startsWith('/v1/aws-accounts/')) return 'alpha-aws';
       if (name === 'id') {
         if (path.startsWith('/v1/deployments/')) return a.deployment;
         if (path.startsWith('/v1/hosts/')) return a.host;
@@ -111,6 +117,7 @@ describe('cross-team matrix and masking', () => {
       'POST /v1/envs/{env}/replan': { guidance: 'x' },
       'POST /v1/teams': { name: 'charlie' },
       'POST /v1/clouds': { name: 'bee-cloud', provider: 'manual' },
+      'POST /v1/aws-accounts': { name: 'bee-aws', region: 'eu-central-1', access_key_id: 'AKIABEEBEEBEEBEE0001', secret_access_key: 'bee-secret-bee-secret-0001' },
       'POST /v1/projects/{project}/previews': { ref: 'main' },
     };
     const out = [];

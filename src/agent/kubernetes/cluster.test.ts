@@ -343,7 +343,7 @@ describe('logs', () => {
     const { kube, cluster } = await start();
     await cluster.apply([deployment({ replicas: 2 })]);
     kube.setLogs('web', Array.from({ length: 500 }, (_, i) => `line ${i}`));
-    const lines = await cluster.logs('web', 1000);
+    const lines = (await cluster.logs('web', 1000)).map((l) => l.text);
     expect(lines).toHaveLength(200);
     for (const l of lines) expect(l).toMatch(/^\[web-[0-9a-f]{10}-[01]\] line \d+$/);
     expect(lines.at(-1)).toMatch(/line 499$/);
@@ -357,7 +357,9 @@ describe('logs', () => {
     await cluster.apply([deployment()]);
     kube.setLogs('web', ['booting', 'listening on :8080', 'GET / 200']);
     const pod = (kube.objects('Pod')[0]!.metadata as { name: string }).name;
-    expect(await cluster.logs('web', 2)).toEqual([`[${pod}] listening on :8080`, `[${pod}] GET / 200`]);
+    const last = await cluster.logs('web', 2);
+    expect(last.map((l) => l.text)).toEqual([`[${pod}] listening on :8080`, `[${pod}] GET / 200`]);
+    for (const l of last) expect(Number.isNaN(Date.parse(l.at!))).toBe(false); // the kubelet's time, kept
     expect(kube.requests.filter((r) => r.path.endsWith('/log')).at(-1)!.query.tailLines).toBe('2');
     kube.failImage('registry.example.com/shop/web:1', 'ImagePullBackOff');
     expect(await cluster.logs('web', 10)).toEqual([]);

@@ -5,6 +5,7 @@
  * between calls, so each may be retried or called again after a restart.
  */
 import type { ClusterFacts, KubeObject, KubeRef, WorkloadStatus } from '../../contracts/kubernetes.js';
+import type { PodLogLine } from './merge-pod-logs.js';
 
 export interface ClusterOptions {
   /** A kubeconfig file; default: `KUBECONFIG`, then ~/.kube/config, then the in-cluster service account. */
@@ -35,7 +36,7 @@ export interface Cluster {
   status(deployments: readonly string[]): Promise<WorkloadStatus[]>;
   /** The last ≤ min(lines, 200) lines of the Deployment's pods, merged by time, each prefixed `[pod] `
    *  (`[pod/container] ` in a pod of several containers). A pod still waiting to start gives none. */
-  logs(deployment: string, lines: number): Promise<string[]>;
+  logs(deployment: string, lines: number): Promise<PodLogLine[]>;
   /** `https://host` (host covered by the Ingress's tls) or `http://host` for each rule of these Ingresses. */
   endpoints(ingresses: readonly string[]): Promise<string[]>;
   /** Polls until every Deployment is rolled out (see rolled-out.ts) or `timeoutMs` passes or `signal`

@@ -1,7 +1,7 @@
 import type { ClusterClients } from './cluster-clients.js';
 import { httpStatusOf, KubeApiError } from './kube-api-error.js';
 import { readDeployment } from './inspect-deployments.js';
-import { mergePodLogs, type PodLogChunk } from './merge-pod-logs.js';
+import { mergePodLogs, type PodLogChunk, type PodLogLine } from './merge-pod-logs.js';
 
 /** The most lines a request returns (the agent protocol's `request-logs` ring: seed "up to 200 lines"). */
 export const MAX_LOG_LINES = 200;
@@ -13,7 +13,7 @@ export const MAX_LOG_LINES = 200;
  * yet (400: waiting to start, its image not pulled) or a pod gone meanwhile (404) gives none.
  * A Deployment that does not exist gives [].
  */
-export async function readLogs(c: ClusterClients, deployment: string, lines: number): Promise<string[]> {
+export async function readLogs(c: ClusterClients, deployment: string, lines: number): Promise<PodLogLine[]> {
   const n = Math.min(Math.max(Math.floor(lines), 0), MAX_LOG_LINES);
   if (n === 0) return [];
   const found = await readDeployment(c, deployment);

@@ -31,7 +31,8 @@ function resolvePackage(root: string, from: string, name: string): string | null
 /**
  * The paths (relative to `root`, sorted) that make a working installation: the package's own
  * files and each production dependency's directory. A dependency that is not installed throws
- * (an optional one is skipped).
+ * (an optional one is skipped). `@types/*` packages are left out, needed or not: they hold type
+ * declarations only, which nothing runs (@kubernetes/client-node lists some among its dependencies).
  */
 export function installationPaths(root: string): string[] {
   const found = new Set<string>();
@@ -39,6 +40,7 @@ export function installationPaths(root: string): string[] {
     const pkg = readPackage(dir);
     const wanted: [string, boolean][] = [...Object.keys(pkg.dependencies ?? {}).map((n) => [n, false] as [string, boolean]), ...Object.keys(pkg.optionalDependencies ?? {}).map((n) => [n, true] as [string, boolean])];
     for (const [name, optional] of wanted) {
+      if (name.startsWith('@types/')) continue;
       const at = resolvePackage(root, dir, name);
       if (!at) {
         if (optional) continue;

@@ -14,9 +14,12 @@ export const clusterLogs: ClusterHandler<C['payload'], C['result']> = {
     const at = new Date().toISOString();
     const out: LogLine[] = [];
     for (const [deployment, service] of Object.entries(known.deployments)) {
-      const text = await ctx.cluster.logs(deployment, Math.min(lines, 200));
-      const offsets = contentOffsets(text);
-      text.forEach((t, i) => out.push({ service, version: known.version, offset: offsets[i]!, at, text: t }));
+      // A line keeps the kubelet's time; its offset comes from that time and its text, so a line
+      // read again is stored once, and equal lines at other times are lines of their own.
+      // (A line without a time gets the request's, but its offset from the text alone: stored once.)
+      const got = await ctx.cluster.logs(deployment, Math.min(lines, 200));
+      const offsets = contentOffsets(got.map((l) => `${l.at ?? '-'} ${l.text}`));
+      got.forEach((l, i) => out.push({ service, version: known.version, offset: offsets[i]!, at: l.at ?? at, text: l.text }));
     }
     return { env, lines: out };
   },
