@@ -25,3 +25,9 @@ export async function guidanceHistory(db: Db, env: string): Promise<string[]> {
   const rows = await db.query<{ guidance: string }>("select guidance from env_plans where env = $1 and guidance is not null and guidance <> '' order by created_at, id", [env]);
   return rows.map((r) => r.guidance);
 }
+
+/** The artifact of the plan approved for deploy `deployment` (what a target applies), if any. */
+export async function approvedArtifact(db: Db, deployment: string): Promise<string | null> {
+  const rows = await db.query<{ artifact: string }>("select artifact from env_plans where deployment = $1 and status = 'approved' order by created_at desc limit 1", [deployment]);
+  return rows[0]?.artifact ?? null;
+}

@@ -64,3 +64,6 @@ export class PhaseFailed extends Error {
 
 export const ok = (evidence: Evidence): PhaseResult => ({ status: 'ok', evidence });
 export const skipped = (evidence: Evidence): PhaseResult => ({ status: 'skipped', evidence });
+
+/** A phase with nothing to do on some target: always skipped, with the reason. */
+export const skippedPhase = (name: string, reason: string): PhaseDef => ({ name, run: async () => skipped({ reason }) });

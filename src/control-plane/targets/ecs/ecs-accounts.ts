@@ -4,6 +4,7 @@
  */
 import type { AwsAccount } from '../../../contracts/domain.js';
 import type { Db } from '../../store/db.js';
+import { iso } from '../../store/rows.js';
 import type { EcsCredentials } from './aws-clients.js';
 
 export interface AwsAccountRow {
@@ -12,7 +13,6 @@ export interface AwsAccountRow {
 }
 
 
-const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 export const toAwsAccount = (r: AwsAccountRow): AwsAccount => ({
   id: r.id, name: r.name, region: r.region, handover_requested_at: iso(r.handover_requested_at), endpoint: r.endpoint, created_at: iso(r.created_at)!,
 });

@@ -4,13 +4,14 @@
  */
 import type { KubeObject, KubeRef } from '../../../contracts/kubernetes.js';
 import type { Spec } from '../../../contracts/spec.js';
+import { approvedArtifact } from '../../lifecycle/plans.js';
 import type { Db } from '../../store/db.js';
 import { parseManifestsYaml, refsOf } from './plan/index.js';
 
 /** The manifests of the plan approved for deploy `deployment`; null when it has none. */
 export async function planManifests(db: Db, deployment: string): Promise<KubeObject[] | null> {
-  const rows = await db.query<{ artifact: string }>("select artifact from env_plans where deployment = $1 and status = 'approved' order by created_at desc limit 1", [deployment]);
-  return rows[0] ? (parseManifestsYaml(rows[0].artifact) as KubeObject[]) : null;
+  const artifact = await approvedArtifact(db, deployment);
+  return artifact === null ? null : (parseManifestsYaml(artifact) as KubeObject[]);
 }
 
 /** The manifests of `version`: the plan of the deploy that created it. */

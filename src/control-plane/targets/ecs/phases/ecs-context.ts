@@ -4,6 +4,7 @@
  * artifact, so exactly what was approved is applied.
  */
 import type { Spec } from '../../../../contracts/spec.js';
+import { approvedArtifact } from '../../../lifecycle/plans.js';
 import { PhaseFailed, type PhaseContext } from '../../../operations/phase.js';
 import { credentialsOf, loadAwsAccount } from '../ecs-accounts.js';
 import { readEcsArtifact } from '../ecs-artifact.js';
@@ -20,9 +21,9 @@ export async function ecsTargetOf(ctx: PhaseContext): Promise<{ target: EcsTarge
 
 /** The plan approved for deploy `deployment`. */
 export async function deployPlan(ctx: PhaseContext, deployment = ctx.deployment.id): Promise<EcsRunPlan> {
-  const rows = await ctx.db.query<{ artifact: string }>("select artifact from env_plans where deployment = $1 and status = 'approved' order by created_at desc limit 1", [deployment]);
-  if (!rows[0]) throw new PhaseFailed('no approved plan for this deploy');
-  return readEcsArtifact(rows[0].artifact);
+  const artifact = await approvedArtifact(ctx.db, deployment);
+  if (artifact === null) throw new PhaseFailed('no approved plan for this deploy');
+  return readEcsArtifact(artifact);
 }
 
 /** The plan and spec of `version`: those of the deploy that created it. */

@@ -4,12 +4,10 @@
  * definition, service), start waits until the service is stable, health and ingress read its tasks
  * (endpoints: each task's public IP). Phases with nothing to do are skipped with the reason.
  */
-import { ok, skipped, type PhaseDef } from '../../../operations/phase.js';
+import { ok, skippedPhase as skip, type PhaseDef } from '../../../operations/phase.js';
 import { paramsOf } from '../../../operations/deploy/state.js';
 import { deployPlan, imageOf, waitServiceStable, withEcs } from './ecs-context.js';
 import { ecsStateOf } from './ecs-state.js';
-
-const skip = (name: string, reason: string): PhaseDef => ({ name, run: async () => skipped({ reason }) });
 
 export const ecsPlace: PhaseDef = {
   name: 'place',

@@ -44,10 +44,9 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
 async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   const state = clusterStateOf(ctx.state);
   const previous = state.previous_version ? await loadVersion(ctx.db, state.previous_version) : undefined;
-  const healthy = previous ? (await ctx.db.query<{ healthy: boolean }>('select healthy from versions where id = $1', [previous.id]))[0]?.healthy : false;
   // Reverted whenever a healthy previous version exists, even if prepare's apply failed part-way
   // (what it applied is unknown; applying the previous manifests again is idempotent).
-  if (!previous || !healthy) {
+  if (!previous?.healthy) {
     return { status: 'ok', evidence: { reverted: 'no previous version', left_applied: state.applied ?? [], took_ms: tookMs(ctx) }, outcome: 'failed' };
   }
   try {

@@ -1,8 +1,6 @@
 /** Deploy phases with nothing to do on a cluster: the engine still lists and records them (seed 000's
  *  eleven phases), each skipped with the reason. */
-import { skipped, type PhaseDef } from '../../../operations/phase.js';
-
-const skip = (name: string, reason: string): PhaseDef => ({ name, run: async () => skipped({ reason }) });
+import { skippedPhase as skip } from '../../../operations/phase.js';
 
 export const clusterProvision = skip('provision', 'a cluster target: the cluster agent is already there, no machine to make');
 export const clusterJoin = skip('join', 'a cluster target: no machine joins');
