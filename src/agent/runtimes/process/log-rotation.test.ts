@@ -48,16 +48,37 @@ describe('service log rotation', () => {
     expect(rotated.size).toBeGreaterThan(64 * 1024);
   });
 
-  it('moves every byte of the file to <file>.1, replacing the last one, and leaves the file empty', async () => {
+  it('moves a file up to twice its cap whole to <file>.1, replacing the last one, and leaves the file empty', async () => {
     const file = path.join(dir, 'plain.log');
     await writeFile(`${file}.1`, 'older rotation\n');
-    const lines = Array.from({ length: 30000 }, (_, i) => `line ${i}\n`).join('');
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i}\n`).join('');
     await writeFile(file, lines);
-    expect(await rotateIfLarge(file, 1024)).toBe(true);
+    expect(await rotateIfLarge(file, Math.ceil(lines.length / 2))).toBe(true);
     expect(await readFile(`${file}.1`, 'utf8')).toBe(lines);
     expect((await stat(file)).size).toBe(0);
     await appendFile(file, 'after\n');
     expect(await rotateIfLarge(file, 1024)).toBe(false);
     expect(await readFile(file, 'utf8')).toBe('after\n');
+  });
+
+  it('keeps only the newest cap of a file far past it, from a line start, saying how much was dropped', async () => {
+    const file = path.join(dir, 'big.log');
+    const lines = Array.from({ length: 30000 }, (_, i) => `line ${i}\n`);
+    const all = lines.join('');
+    await writeFile(file, all);
+    expect(await rotateIfLarge(file, 1024)).toBe(true);
+    // The lines that fit whole in the last 1024 bytes.
+    let kept = '';
+    for (let i = lines.length - 1; kept.length + lines[i]!.length <= 1024; i--) kept = lines[i]! + kept;
+    const dropped = all.length - kept.length;
+    expect(await readFile(`${file}.1`, 'utf8')).toBe(`[denv: ${dropped} earlier bytes of this log were dropped: it grew past its cap of 1024 bytes between two checks]\n${kept}`);
+    expect((await stat(file)).size).toBe(0);
+  });
+
+  it('takes the cut itself as the start when it falls on a line start', async () => {
+    const file = path.join(dir, 'exact.log');
+    await writeFile(file, 'aaaa\nbbbb\ncccc\ndddd\n');
+    expect(await rotateIfLarge(file, 5)).toBe(true);
+    expect(await readFile(`${file}.1`, 'utf8')).toBe('[denv: 15 earlier bytes of this log were dropped: it grew past its cap of 5 bytes between two checks]\ndddd\n');
   });
 });
