@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // bench/load — does the API stay fast while the control plane is busy? (issue 11, item 5)
 //
-//   node bench/load.mjs [--rate 20] [--deploys 30] [--agents 50] [--idle-s 15] [--agents-s 15] [--settle-s 35]
+//   node bench/load.mjs [--rate 20] [--deploys 30] [--waves 6] [--agents 50] [--idle-s 15] [--agents-s 15] [--settle-s 35]
 //                       [--real-agents] [--agent-nice 10] [--database-url postgres://…] [--cpu-prof <dir>]
 //                       [--start-only]
 //
@@ -21,7 +21,9 @@
 //                after the deploys, with their envs (--idle-s);
 //       deploys  --deploys concurrent deploys of examples/hello (process services) to as many
 //                envs through that real `denv agent`, from the POSTs until all are finished;
-//                then a second wave updating each env (a new version beside the old one);
+//                then --waves - 1 more waves, each updating every env (a new version beside the
+//                old one). One wave takes ~3 s here, ~60 reads: their p99 would be the slowest
+//                read but one, so the phase runs several waves to make its p99 a figure;
 //       agents   --agents agents connecting: protocol-level WebSocket clients doing the real
 //                handshake of `denv agent` (hello with an enrollment key → welcome with a host
 //                credential; then, in waves, drop and hello again with the credential, as after
@@ -49,6 +51,7 @@ const arg = (name, dflt) => {
 const flag = (name) => process.argv.includes(`--${name}`);
 const RATE = Number(arg('rate', 20));
 const DEPLOYS = Number(arg('deploys', 30));
+const WAVES = Math.max(1, Number(arg('waves', 6)));
 const AGENTS = Number(arg('agents', 50));
 const IDLE_S = Number(arg('idle-s', 15));
 const AGENTS_S = Number(arg('agents-s', 15));
@@ -212,11 +215,40 @@ await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.stat
 await api('POST', '/v1/projects', { name: 'load' });
 await sleep(2000); // let the agent's welcome traffic settle
 
-/** Runs `phase` while reading; adds the CPU seconds the server's process (all its threads) used meanwhile. */
+/** The server's main-thread event-loop delay since the last call, ms (prom-client's monitorEventLoopDelay
+ *  gauges in /metrics, which it resets at each scrape): a read slower than this waited elsewhere
+ *  (the embedded database's worker, the network). */
+async function loopDelay() {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const gauge = (name) => Number(new RegExp(`^denv_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { p99: gauge('p99'), max: gauge('max') };
+}
+
+/** The machine's CPU so far: busy and all jiffies (/proc/stat), and the µs some task waited for a CPU
+ *  (/proc/pressure/cpu `some total`). */
+function machineCpu() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const idleJ = f[3] + (f[4] ?? 0);
+  const all = f.reduce((a, b) => a + b, 0);
+  let waitedUs = NaN;
+  try {
+    waitedUs = Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1]);
+  } catch {}
+  return { busy: all - idleJ, all, waitedUs };
+}
+
+/** Runs `phase` while reading; adds the CPU seconds the server's process (all its threads) used meanwhile,
+ *  the main thread's event-loop delay, and how busy the whole machine was (every core's share, and
+ *  the share of the time some runnable task waited for a CPU: on a small machine, the services the
+ *  deploys start compete with the control plane for the two cores). */
 async function measured(done, minMs = 0) {
+  await loopDelay();
   const cpu0 = cpuSeconds(server.proc.pid);
+  const m0 = machineCpu();
   const r = await readUntil(done, minMs);
-  return { ...r, cpu: cpuSeconds(server.proc.pid) - cpu0 };
+  const m1 = machineCpu();
+  const machine = { busy: (m1.busy - m0.busy) / (m1.all - m0.all), waited: (m1.waitedUs - m0.waitedUs) / 1000 / r.ms };
+  return { ...r, cpu: cpuSeconds(server.proc.pid) - cpu0, loop: await loopDelay(), machine };
 }
 
 // ---- phase: idle -------------------------------------------------------------------------------
@@ -235,9 +267,10 @@ async function wave(n) {
     return mine.length === ids.size && mine.every((d) => ['succeeded', 'failed', 'rolled_back'].includes(d.status)) && mine;
   }, 600_000, 'deploys finished', 500);
 }
-// Two waves: new envs (their first version), then an update of each (a new version beside the old one).
+// Waves: new envs (their first version), then updates of each (a new version beside the old one).
 const deploysDone = (async () => {
-  const finished = [...(await wave(1)), ...(await wave(2))];
+  const finished = [];
+  for (let n = 1; n <= WAVES; n++) finished.push(...(await wave(n)));
   return { ms: performance.now() - deploysT0, succeeded: finished.filter((d) => d.status === 'succeeded').length, failed: finished.filter((d) => d.status !== 'succeeded').map((d) => `${d.id} ${d.status}: ${d.error}`) };
 })();
 const deploys = await measured(deploysDone.catch(() => {}));
@@ -344,7 +377,7 @@ const line = (name, r, base) => {
   const p99 = pct(r.lat, 99);
   const ratio = base ? `  p99/idle ${(p99 / pct(base.lat, 99)).toFixed(2).padStart(5)}` : '               ';
   const err = r.errors.length ? `  ${r.errors.length} errors (${[...new Set(r.errors)].slice(0, 3).join(', ')})` : '';
-  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
+  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
 };
 console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at nice ${AGENT_NICE}`);
 console.log('control plane start (spawn → /healthz, and the CPU it took; RSS of the process tree 1 s later; peak = most the tree held while starting, sampled every 50 ms)');
@@ -358,7 +391,7 @@ console.log(`           nothing happening, no env yet`);
 console.log(line('idle', settledIdle));
 console.log(`           nothing happening, after the deploys: the same ${DEPLOYS} envs listed as in the phases below, whose ratios are against this one`);
 console.log(line('deploys', deploys, settledIdle));
-console.log(`           2 waves of ${DEPLOYS} concurrent deploys of examples/hello (create, then update): ${deployResult.succeeded} succeeded in ${(deployResult.ms / 1000).toFixed(1)} s${deployResult.failed.length ? `; not succeeded: ${deployResult.failed.slice(0, 3).join('; ')}` : ''}`);
+console.log(`           ${WAVES} waves of ${DEPLOYS} concurrent deploys of examples/hello (create, then update): ${deployResult.succeeded} succeeded in ${(deployResult.ms / 1000).toFixed(1)} s${deployResult.failed.length ? `; not succeeded: ${deployResult.failed.slice(0, 3).join('; ')}` : ''}`);
 console.log(line('agents', agents, settledIdle));
 console.log(`           ${agentsResult.what}`);
 console.log('targets: p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB');
