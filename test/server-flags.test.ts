@@ -6,8 +6,11 @@
  *
  * `--max-unauthenticated-agents --hello-timeout --streams-per-token` (issue 10): the abuse limits
  * are the operator's to set, on a real server process, and each holds at the value given.
+ *
+ * `--aws-operator-credentials` (issue 16): the operator's AWS keys come from a file only its owner
+ * can read (checked against the local AWS API server, which names who signed).
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +18,7 @@ import { Api, waitFor } from './helpers/api.js';
 import { spawnDenv, startAgentProcess, type Child } from './helpers/processes.js';
 import { freshDataDir, seedPGlite } from './helpers/stores.js';
 import { freePort } from './helpers/free-port.js';
+import { startAwsApiServer, type FakeAws } from './helpers/aws-api-server.js';
 
 describe('denv server heartbeat flags', () => {
   const children: Child[] = [];
@@ -97,5 +101,41 @@ describe('denv server heartbeat flags', () => {
     } finally {
       for (const ac of held) ac.abort();
     }
+  });
+});
+
+describe('denv server --aws-operator-credentials', () => {
+  const children: Child[] = [];
+  let aws: FakeAws | undefined;
+  afterAll(async () => {
+    for (const c of children) await c.kill('SIGKILL');
+    await aws?.close();
+  });
+  const OPERATOR = { accessKeyId: 'AKIADENVOPERATOR0002', secretAccessKey: 'denv-operator-secret-0000000000000002' };
+
+  it("reads the operator's keys from a file only its owner can read, and refuses one others can", async () => {
+    aws = await startAwsApiServer({ ...OPERATOR, region: 'us-east-1', accountId: '210987654321' });
+    const dataDir = freshDataDir();
+    const file = join(dataDir, 'aws-operator.json');
+    writeFileSync(file, JSON.stringify({ access_key_id: OPERATOR.accessKeyId, secret_access_key: OPERATOR.secretAccessKey, region: 'us-east-1', endpoint: aws.url }), { mode: 0o644 });
+    const refused = spawnDenv(['server', '--port', String(await freePort()), '--data-dir', join(dataDir, 'refused'), '--aws-operator-credentials', file]);
+    children.push(refused);
+    const code = await new Promise<number | null>((resolve) => refused.proc.once('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(refused.output()).toContain(`${file}: the AWS operator credentials must be readable by their owner only (mode 644; chmod 600 ${file})`);
+
+    chmodSync(file, 0o600);
+    const cpDir = join(dataDir, 'cp');
+    seedPGlite(cpDir);
+    const port = await freePort();
+    const server = spawnDenv(['server', '--port', String(port), '--data-dir', cpDir, '--aws-operator-credentials', file]);
+    children.push(server);
+    await server.waitForOutput(/127\.0\.0\.1/);
+    const api = new Api(`http://127.0.0.1:${port}`, readFileSync(join(cpDir, 'admin-token'), 'utf8').trim());
+    // A role account's trust policy names the operator's account: the server asked AWS who it is, with the file's keys.
+    const made = await api.post('/v1/aws-accounts', { name: 'team', region: 'eu-central-1', role_arn: 'arn:aws:iam::123456789012:role/denv' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.trust_policy.Statement[0].Principal).toEqual({ AWS: 'arn:aws:iam::210987654321:root' });
+    expect(aws.calls.map((c) => [c.operation, c.accountId])).toEqual([['GetCallerIdentity', '210987654321']]);
   });
 });

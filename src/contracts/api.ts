@@ -70,16 +70,53 @@ export const updateProjectBody = z.strictObject({
     .nullable()
     .optional(),
 });
-/** `POST /v1/aws-accounts`: an AWS account a team brings for its aws_ecs envs. The keys are stored
- *  and never shown again; `endpoint` points the SDK at an AWS-compatible API instead of AWS's own. */
-export const createAwsAccountBody = z.strictObject({
-  name: slug,
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'expected an AWS region such as eu-central-1'),
-  access_key_id: z.string().min(16).max(128).regex(/^[A-Z0-9]+$/, 'expected an access key id (capital letters and digits)'),
-  secret_access_key: z.string().min(16).max(256),
-  session_token: z.string().min(1).max(4096).optional(),
-  endpoint: z.string().max(2048).refine((u) => /^https?:\/\//.test(u) && URL.canParse(u), 'expected an http(s) URL').optional(),
-});
+/**
+ * `POST /v1/aws-accounts`: an AWS account a team's aws_ecs envs run in, in one of three ways (seed
+ * 002's `aws_account` target) — exactly one of:
+ *  - keys: `access_key_id` + `secret_access_key` (+ `session_token`) of the account; stored and
+ *    never shown again; `endpoint` points the SDK at an AWS-compatible API instead of AWS's own;
+ *  - `role_arn`: a role in the team's account that denv assumes with the operator's credentials and
+ *    an external id denv makes (the answer shows both and the trust policy the role needs);
+ *  - `vend`: denv has the operator's AWS Organization create a new account (minutes; the account's
+ *    `state` is `vending` until then) and assumes `role_name` (default OrganizationAccountAccessRole) in it.
+ */
+export const createAwsAccountBody = z
+  .strictObject({
+    name: slug,
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'expected an AWS region such as eu-central-1'),
+    access_key_id: z.string().min(16).max(128).regex(/^[A-Z0-9]+$/, 'expected an access key id (capital letters and digits)').optional(),
+    secret_access_key: z.string().min(16).max(256).optional(),
+    session_token: z.string().min(1).max(4096).optional(),
+    endpoint: z.string().max(2048).refine((u) => /^https?:\/\//.test(u) && URL.canParse(u), 'expected an http(s) URL').optional(),
+    role_arn: z
+      .string()
+      .regex(/^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/(?:[\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/, 'expected an IAM role ARN such as arn:aws:iam::123456789012:role/denv')
+      .optional(),
+    vend: z
+      .strictObject({
+        /** The new account's root email: unique across all of AWS. */
+        email: z.string().min(6).max(64).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'expected an email address'),
+        /** Shown in the organization (default: denv-<name>). */
+        account_name: z.string().regex(/^[\x20-\x7E]{1,50}$/, 'expected 1 to 50 printable ASCII characters').optional(),
+        role_name: z.string().regex(/^[\w+=,.@-]{1,64}$/, 'expected an IAM role name').optional(),
+      })
+      .optional(),
+  })
+  .superRefine((b, ctx) => {
+    const keys = b.access_key_id !== undefined || b.secret_access_key !== undefined || b.session_token !== undefined;
+    const ways = [keys, b.role_arn !== undefined, b.vend !== undefined].filter(Boolean).length;
+    if (ways !== 1) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give exactly one of: access_key_id and secret_access_key (keys of the account), role_arn (a role denv assumes), vend (an account denv has created)' });
+      return;
+    }
+    if (keys) {
+      for (const field of ['access_key_id', 'secret_access_key'] as const) {
+        if (b[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'required with keys' });
+      }
+    } else if (b.endpoint !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['endpoint'], message: "only with keys (a role or vended account is reached through the operator's endpoint)" });
+    }
+  });
 export const deployBody = z.strictObject({
   compose: composeBody.optional(),
   /** Deploy the project's linked repository at `ref` (a branch, tag or commit; default: its branch).

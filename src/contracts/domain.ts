@@ -85,11 +85,35 @@ export interface Endpoint {
 export const ENV_TARGETS = ['host', 'kubernetes', 'aws_ecs'] as const;
 export type EnvTarget = (typeof ENV_TARGETS)[number];
 
+/** How denv acts in an AWS account (seed 002's `aws_account` target): with keys the team gave
+ *  (`keys`), by assuming a role the team made (`role`), or in an account denv had the operator's
+ *  AWS Organization create (`vended`). */
+export const AWS_ACCOUNT_KINDS = ['keys', 'role', 'vended'] as const;
+export type AwsAccountKind = (typeof AWS_ACCOUNT_KINDS)[number];
+/** `vending` while Organizations makes a vended account; `failed` when it could not (`failure_reason`). */
+export const AWS_ACCOUNT_STATES = ['ready', 'vending', 'failed'] as const;
+export type AwsAccountState = (typeof AWS_ACCOUNT_STATES)[number];
+
 /** An AWS account a team's aws_ecs envs run in (`GET /v1/aws-accounts`); its keys are never shown. */
 export interface AwsAccount {
   readonly id: string;
   readonly name: string;
   readonly region: string;
+  readonly kind: AwsAccountKind;
+  /** Only a `ready` account takes envs. */
+  readonly state: AwsAccountState;
+  /** The 12-digit account id, once known (role: from its ARN; vended: once made; keys: null). */
+  readonly account_id: string | null;
+  /** The role denv assumes (role; vended once made). */
+  readonly role_arn: string | null;
+  /** role: the sts:ExternalId denv sends, made by denv; the role's trust policy must require it. */
+  readonly external_id: string | null;
+  /** role: the trust policy the role needs (the operator's account may assume it with `external_id`). */
+  readonly trust_policy: Readonly<Record<string, unknown>> | null;
+  /** vended: the new account's root email. */
+  readonly email: string | null;
+  /** failed: why (AWS's reason, e.g. EMAIL_ALREADY_EXISTS). */
+  readonly failure_reason: string | null;
   /** Set when an env on it was separated: the operator hands the account over (seed 002), nothing automatic. */
   readonly handover_requested_at: string | null;
   /** An AWS-compatible API; null: AWS itself. */

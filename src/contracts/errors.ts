@@ -19,6 +19,8 @@ export const ERRORS = {
   AGENT_UNREACHABLE: 503,
   /** A linked repository could not be fetched (unreachable, refused the credentials, not a repository). */
   REPO_UNAVAILABLE: 502,
+  /** An AWS call the request needed failed (the operator's credentials refused, AWS unreachable). */
+  AWS_UNAVAILABLE: 502,
   /** The PostgreSQL server cannot be reached (restarting, down): retry; nothing was written. */
   DATABASE_UNAVAILABLE: 503,
   TIMEOUT: 504,

@@ -25,7 +25,10 @@ import { SnapshotRetention } from './sweeps/snapshot-retention.js';
 import { DEFAULT_KEEP_SNAPSHOTS } from './retention/keep-set.js';
 import { EdgeSweep } from './sweeps/edge-sweep.js';
 import { plansSettled, sweepPlanning } from './lifecycle/planner-sweep.js';
+import { AwsAccess } from './targets/ecs/aws-access.js';
+import type { EcsCredentials } from './targets/ecs/aws-clients.js';
 import { sweepEcsStatus } from './targets/ecs/ecs-status-sweep.js';
+import { sweepVending } from './targets/ecs/vending-sweep.js';
 import { hostPlanner, type Planner } from './lifecycle/planner.js';
 import { createControlPlaneMetrics } from './telemetry/prometheus.js';
 import { DEFAULT_METRICS_RETENTION_MS, sweepTelemetry } from './telemetry/telemetry-sweep.js';
@@ -75,6 +78,11 @@ export interface ControlPlaneOptions {
   readonly keepSnapshots?: number;
   /** Edge sweep (sweeps/edge-sweep.ts): how often it looks (default 10 s), retries a degraded env (30 s), re-applies every env on the edge (5 min). */
   readonly edgeSweep?: { readonly everyMs?: number; readonly retryMs?: number; readonly recheckMs?: number };
+  /** The operator's AWS credentials (targets/ecs/aws-access.ts): role accounts are assumed with them,
+   *  vended accounts created through their AWS Organization. Absent: only accounts with keys. */
+  readonly awsOperator?: EcsCredentials | null;
+  /** How often the vending sweep asks Organizations how far a new account got (default 10 s). */
+  readonly vendingPollMs?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -117,8 +125,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   if (!opts.databaseUrl) await db.query('update hosts set connected_to = null');
   // `app` exists once buildServer has run; the clouds ask for its server only after the engine starts.
   const clouds = new Clouds({ db, dataDir: opts.dataDir, log, http: () => app.server, hostChanged: (id) => agents.hostChanged(id) });
+  const aws = new AwsAccess(opts.awsOperator ?? null);
   const engine = new Engine({
-    db, bus, agents, clouds, log, owner: replica,
+    db, bus, agents, clouds, aws, log, owner: replica,
     config: {
       commandTimeoutMs: opts.commandTimeoutMs ?? 15 * 60_000,
       agentWaitMs: opts.agentWaitMs ?? 60_000,
@@ -137,7 +146,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const sources = new SourceResolver({ dataDir: opts.dataDir, allowFile: opts.allowFileRepos ?? false });
   // One control plane per embedded store (its lock), so token lookups may be remembered (token-cache.ts).
   const tokens = db.dialect === 'pglite' ? new TokenCache() : undefined;
-  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, streams, specs, sources, keepSnapshots, tokens }, { version: VERSION, log, metrics });
+  const app = await buildServer({ db: db.servedFirst(), bus, engine, agents, aws, streams, specs, sources, keepSnapshots, tokens }, { version: VERSION, log, metrics });
   const timings = { degradedAfterMs: opts.degradedAfterMs ?? 120_000, disconnectedAfterMs: opts.disconnectedAfterMs ?? 600_000 };
   const hostHealth = timed('host-health', () => sweepHostHealth(db, timings));
   const healthTimer = setInterval(
@@ -151,7 +160,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('snapshot-retention', timed('snapshot-retention', () => retention.sweep()), 2000, bus, log),
     new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),
     new Sweeper('deprovision', timed('deprovision', () => clouds.sweepDeprovision()), 2000, bus, log, { kicked: false }),
-    new Sweeper('ecs-status', timed('ecs-status', () => sweepEcsStatus(db, log)), opts.liveStatusMs ?? 10_000, bus, log, { kicked: false }),
+    new Sweeper('ecs-status', timed('ecs-status', () => sweepEcsStatus(db, aws, log)), opts.liveStatusMs ?? 10_000, bus, log, { kicked: false }),
+    // Kicked: an account added for vending is asked for at once.
+    new Sweeper('aws-vending', timed('aws-vending', () => sweepVending(db, aws, log)), opts.vendingPollMs ?? 10_000, bus, log),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });

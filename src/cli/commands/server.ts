@@ -22,6 +22,7 @@ interface ServerOptions {
   readonly helloTimeout?: number;
   readonly hellosPerSecond?: number;
   readonly streamsPerToken?: number;
+  readonly awsOperatorCredentials?: string;
 }
 
 const positiveMs = (v: string): number => {
@@ -60,6 +61,9 @@ export function registerServer(program: Command): void {
     .addOption(new Option('--hellos-per-second <n>', 'agent hellos checked per second; more are closed unread and retried by the agent (default 100)').argParser(count).env('DENV_HELLOS_PER_SECOND'))
     .addOption(new Option('--streams-per-token <n>', 'event streams (SSE) one API token may hold open; more are refused with 429 (default 20)').argParser(count).env('DENV_STREAMS_PER_TOKEN'))
     .option('--allow-file-repos', 'let projects link file:// repositories on this machine (source deploys; for a single-user server)')
+    .addOption(
+      new Option('--aws-operator-credentials <file>', "the operator's AWS keys as JSON {access_key_id, secret_access_key, region, session_token?, endpoint?}, mode 0600: teams' roles are assumed with them and vended accounts made in their AWS Organization (docs/targets.md)").env('DENV_AWS_OPERATOR_CREDENTIALS'),
+    )
     .addOption(new Option('--keep-snapshots <n>', 'snapshot retention: keep the snapshots of the current version and of this many latest healthy versions per env (default 3), plus those forks and running operations need').argParser(wholeNumber).env('DENV_KEEP_SNAPSHOTS'))
     .addHelpText(
       'after',
@@ -77,6 +81,8 @@ export function registerServer(program: Command): void {
       try {
         // Loaded on demand: client commands should not pay for the server's dependencies.
         const { startControlPlane } = await import('../../control-plane/control-plane.js');
+        const { readOperatorCredentials } = await import('../../control-plane/targets/ecs/aws-operator.js');
+        const awsOperator = opts.awsOperatorCredentials ? readOperatorCredentials(path.resolve(opts.awsOperatorCredentials)) : null;
         const cp = await startControlPlane({
           port: opts.port, host: opts.host, dataDir, databaseUrl: opts.databaseUrl, log: say,
           resendAfterMs: opts.resendAfter, commandTimeoutMs: opts.commandTimeout, keepSnapshots: opts.keepSnapshots,
@@ -84,6 +90,7 @@ export function registerServer(program: Command): void {
           agentAdmission: definedOnly({ maxUnauthenticated: opts.maxUnauthenticatedAgents, helloTimeoutMs: opts.helloTimeout, hellosPerSecond: opts.hellosPerSecond }),
           streamLimits: definedOnly({ perToken: opts.streamsPerToken }),
           allowFileRepos: opts.allowFileRepos ?? false,
+          awsOperator,
         });
         try {
           say(`denv control plane listening on ${cp.url}`);

@@ -74,11 +74,12 @@ export const envStreamRoutes = [
   }),
   route({
     method: 'GET', url: '/v1/envs/:env/logs/stream', summary: 'Server-sent events: `line` for the last lines of each workload, then every new line (the agent pushes while the stream is open)', query: envLogsQuery,
-    async handler({ db, bus, agents, streams }, { auth, params, query, req, reply }) {
+    async handler(ctx, { auth, params, query, req, reply }) {
+      const { db, bus, streams } = ctx;
       const env = await findEnv(db, auth.team, params.env!);
       const stream = openEventStream(req, reply, streams, auth);
       const follow = async () => {
-        await fetchLogs(db, agents, env, query.lines, FOLLOW_MS).catch((err: unknown) => stream.send('notice', { message: `live lines unavailable: ${messageOf(err)}` }));
+        await fetchLogs(ctx, env, query.lines, FOLLOW_MS).catch((err: unknown) => stream.send('notice', { message: `live lines unavailable: ${messageOf(err)}` }));
       };
       await follow();
       let lastId = await lastLogId(db, env.id);

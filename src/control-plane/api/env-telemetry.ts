@@ -19,7 +19,7 @@ import { storeLogLines } from '../telemetry/intake.js';
 import { metricSeries, statusView, storedLogs, uptime } from '../telemetry/reads.js';
 import { findEnv, findProject } from './lookup.js';
 import { listPage } from './paging.js';
-import { route } from './route.js';
+import { route, type ApiContext } from './route.js';
 
 /** Ask the agent to probe now and store the answer as the env's live status. */
 export async function refreshStatus(db: Db, bus: Bus, agents: AgentGateway, env: EnvRow): Promise<EnvRow> {
@@ -31,10 +31,10 @@ export async function refreshStatus(db: Db, bus: Bus, agents: AgentGateway, env:
 }
 
 /** Ask the agent for its ring buffers (optionally following for `followMs`) and store the lines. */
-export async function fetchLogs(db: Db, agents: AgentGateway, env: EnvRow, lines: number, followMs = 0): Promise<void> {
+export async function fetchLogs({ db, agents, aws }: Pick<ApiContext, 'db' | 'agents' | 'aws'>, env: EnvRow, lines: number, followMs = 0): Promise<void> {
   // An aws_ecs env has no agent: its lines come from CloudWatch (a snapshot; no follow).
   if (env.target === 'aws_ecs') {
-    await storeLogLines(db, null, env.id, await ecsEnvLogs(db, env, lines));
+    await storeLogLines(db, null, env.id, await ecsEnvLogs(db, aws, env, lines));
     return;
   }
   const answer = await askAgent(agents, env.host, 'logs.request', { env: env.id, lines, follow_ms: followMs });
@@ -65,10 +65,11 @@ export const envTelemetryRoutes = [
   }),
   route({
     method: 'GET', url: '/v1/envs/:env/logs', summary: 'The last log lines of each workload (at most 200), fetched from the agent; what is stored when it cannot answer', query: envLogsQuery,
-    async handler({ db, agents }, { auth, params, query }) {
+    async handler(ctx, { auth, params, query }) {
+      const { db } = ctx;
       const env = await findEnv(db, auth.team, params.env!);
       let error: string | null = null;
-      await fetchLogs(db, agents, env, query.lines).catch((err: unknown) => (error = messageOf(err)));
+      await fetchLogs(ctx, env, query.lines).catch((err: unknown) => (error = messageOf(err)));
       const items = (await storedLogs(db, env.id, { service: query.service, lines: query.lines })).map(({ id: _id, ...l }) => l);
       return { items, next: null, source: error ? 'stored' : 'agent', error };
     },

@@ -13,6 +13,7 @@ import type { StreamHub } from './stream-hub.js';
 import type { SourceResolver } from '../source/source-resolver.js';
 import type { SpecLoader } from './spec-loader.js';
 import type { TokenCache } from './token-cache.js';
+import type { AwsAccess } from '../targets/ecs/aws-access.js';
 
 /** What a team token may do, weakest first: `read` (GET), `deploy` (also deploy and operate
  *  envs), `admin` (also tokens, enrollment keys, hosts, and `reveal=true` on reads). */
@@ -32,6 +33,8 @@ export interface ApiContext {
   readonly bus: Bus;
   readonly engine: Engine;
   readonly agents: AgentGateway;
+  /** How the control plane acts in AWS accounts (aws_ecs envs; the operator's credentials for vending). */
+  readonly aws: AwsAccess;
   /** Event streams: per-token caps and the shared pollers. */
   readonly streams: StreamHub;
   /** Compose documents are loaded into Specs here, off the API's thread (spec-loader.ts). */

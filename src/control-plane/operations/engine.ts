@@ -27,12 +27,14 @@ import { TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
 import { onDeploymentFinished } from './env-status.js';
+import type { AwsAccess } from '../targets/ecs/aws-access.js';
 
 export interface EngineOptions {
   readonly db: Db;
   readonly bus: Bus;
   readonly agents: AgentGateway;
   readonly clouds: Clouds;
+  readonly aws: AwsAccess;
   readonly config: EngineConfig;
   /** Lease length; a crashed owner's deployments are resumed by others after this. */
   readonly leaseMs: number;
@@ -197,6 +199,7 @@ export class Engine {
           db,
           agents,
           clouds: this.opts.clouds,
+          aws: this.opts.aws,
           config,
           signal,
           state: dep.state,

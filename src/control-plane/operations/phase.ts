@@ -11,6 +11,7 @@ import type { Commands, CommandKind } from '../../contracts/protocol.js';
 import type { Db } from '../store/db.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
+import type { AwsAccess } from '../targets/ecs/aws-access.js';
 
 export interface EngineConfig {
   /** Bound on every phase (default 15 min). */
@@ -29,6 +30,8 @@ export interface PhaseContext {
   readonly agents: AgentGateway;
   /** The team's clouds: provision makes a machine through one. */
   readonly clouds: Clouds;
+  /** How the control plane acts in AWS accounts (aws_ecs envs). */
+  readonly aws: AwsAccess;
   readonly config: EngineConfig;
   /** Aborted when the phase's time is up or the control plane stops. */
   readonly signal: AbortSignal;

@@ -416,6 +416,32 @@ create unique index aws_accounts_name on aws_accounts (team, name) where removed
 alter table envs add column aws_account text references aws_accounts(id);
 `,
   },
+  {
+    id: 16,
+    name: 'aws-account-kinds',
+    sql: `
+-- Issue 16: seed 002's aws_account targets besides keys a team brings. kind 'role': denv assumes
+-- role_arn with the operator's credentials (denv server --aws-operator-credentials) and external_id,
+-- which denv made (never the team: the confused-deputy guard); trusted_principal is the operator's
+-- account as the role's trust policy must name it. kind 'vended': denv asks the operator's AWS
+-- Organization for a new account (vend_*), then assumes vend_role_name in it. state: 'ready',
+-- 'vending' (Organizations is making it) or 'failed' (failure_reason says why).
+alter table aws_accounts alter column access_key_id drop not null;
+alter table aws_accounts alter column secret_access_key drop not null;
+alter table aws_accounts add column kind text not null default 'keys';
+alter table aws_accounts add column state text not null default 'ready';
+alter table aws_accounts add column role_arn text;
+alter table aws_accounts add column external_id text;
+alter table aws_accounts add column trusted_principal text;
+alter table aws_accounts add column account_id text;
+alter table aws_accounts add column vend_email text;
+alter table aws_accounts add column vend_account_name text;
+alter table aws_accounts add column vend_role_name text;
+alter table aws_accounts add column vend_request_id text;
+alter table aws_accounts add column vend_started_at timestamptz;
+alter table aws_accounts add column failure_reason text;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -1,5 +1,6 @@
 /**
- * STS (AWS Query, `Version=2011-06-15`) for the local AWS API server: `AssumeRole` issues
+ * STS (AWS Query, `Version=2011-06-15`) for the local AWS API server: `GetCallerIdentity` names the
+ * caller (account, ARN) and `AssumeRole` issues
  * temporary credentials (ASIA… key, secret, session token, expiry) for a role that exists in its
  * account's IAM state and trusts the caller. The server then accepts those keys — with their
  * session token — and requests signed with them act in the role's account.
@@ -57,6 +58,10 @@ const token = (bytes: number) => randomBytes(bytes).toString('base64').replace(/
 
 export function stsApi(deps: StsDeps): Record<string, (i: any, caller: Principal) => Record<string, Xml>> {
   return {
+    /** Who signed the request (needs no permission, as on AWS). */
+    GetCallerIdentity(_i, caller) {
+      return { UserId: caller.roleArn ? `AROADENVTEST:${caller.sessionName}` : 'AIDADENVTEST', Account: caller.accountId, Arn: callerArn(caller) };
+    },
     AssumeRole(i, caller) {
       if (typeof i.RoleArn !== 'string') throw validation("1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null");
       if (typeof i.RoleSessionName !== 'string') throw validation("1 validation error detected: Value null at 'roleSessionName' failed to satisfy constraint: Member must not be null");

@@ -75,6 +75,13 @@ function HostRow({ host: h, now }: { host: Host; now: number }) {
   );
 }
 
+/** How denv reaches an account: its keys, a role it assumes, or an account the operator's organization made. */
+function accountHow(a: AwsAccount): string {
+  if (a.kind === 'keys') return 'keys';
+  if (a.kind === 'role') return `role ${a.role_arn ?? ''}`;
+  return `vended${a.account_id ? ` (${a.account_id})` : ''} for ${a.email ?? '—'}`;
+}
+
 /** The team's AWS accounts. A hand-over is the operator's to do (nothing is transferred
  *  automatically), so it stands out until the account is removed. */
 function AwsAccounts({ now }: { now: number }) {
@@ -87,7 +94,7 @@ function AwsAccounts({ now }: { now: number }) {
       {!accounts.data ? (
         accounts.error ? null : <p class="loading">Loading…</p>
       ) : items.length === 0 ? (
-        <Empty>No AWS account: `denv aws-account add NAME --region REGION` with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set, for envs with `x-denv.target: aws_ecs`.</Empty>
+        <Empty>No AWS account: `denv aws-account add NAME --region REGION` with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY set (or --role-arn, or --vend-email), for envs with `x-denv.target: aws_ecs`.</Empty>
       ) : (
         <>
           {flagged.length > 0 ? (
@@ -95,11 +102,15 @@ function AwsAccounts({ now }: { now: number }) {
               An env was separated on {flagged.map((a) => a.name).join(', ')}: hand the account over to its owner. denv changes nothing in AWS and transfers nothing by itself.
             </p>
           ) : null}
-          <Table head={['name', 'region', 'API', 'hand-over', 'added', 'id']} testid="aws-accounts-table">
+          <Table head={['name', 'region', 'how', 'state', 'API', 'hand-over', 'added', 'id']} testid="aws-accounts-table">
             {items.map((a) => (
               <tr key={a.id} data-testid={`aws-account-${a.name}`}>
                 <td>{a.name}</td>
                 <td>{a.region}</td>
+                <td data-testid={`aws-account-${a.name}-kind`}>{accountHow(a)}</td>
+                <td data-testid={`aws-account-${a.name}-state`} data-state={a.state}>
+                  {a.state === 'ready' ? <span class="badge tone-good">ready</span> : a.state === 'vending' ? <span class="badge tone-busy">being created</span> : <span class="badge tone-bad" title={a.failure_reason ?? ''}>failed: {a.failure_reason}</span>}
+                </td>
                 <td class={a.endpoint ? 'mono' : ''}>{a.endpoint ?? 'AWS'}</td>
                 <td>
                   {a.handover_requested_at ? (

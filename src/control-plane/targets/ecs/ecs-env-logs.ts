@@ -7,11 +7,12 @@ import { contentOffsets } from '../../../contracts/log-offsets.js';
 import type { LogLine } from '../../../contracts/telemetry.js';
 import type { Db } from '../../store/db.js';
 import type { EnvRow } from '../../store/rows.js';
-import { credentialsOf, loadAwsAccount } from './ecs-accounts.js';
+import type { AwsAccess } from './aws-access.js';
+import { loadAwsAccount } from './ecs-accounts.js';
 import { readEcsArtifact } from './ecs-artifact.js';
 import { EcsTarget } from './ecs-target.js';
 
-export async function ecsEnvLogs(db: Db, env: EnvRow, lines: number): Promise<LogLine[]> {
+export async function ecsEnvLogs(db: Db, aws: AwsAccess, env: EnvRow, lines: number): Promise<LogLine[]> {
   if (!env.aws_account || !env.current_version) return [];
   const rows = await db.query<{ artifact: string; spec: Spec }>(
     "select p.artifact, v.spec from versions v join env_plans p on p.deployment = v.deployment and p.status = 'approved' where v.id = $1",
@@ -20,7 +21,7 @@ export async function ecsEnvLogs(db: Db, env: EnvRow, lines: number): Promise<Lo
   const account = await loadAwsAccount(db, env.aws_account);
   if (!rows[0] || !account) return [];
   const plan = readEcsArtifact(rows[0].artifact);
-  const target = new EcsTarget(credentialsOf(account));
+  const target = new EcsTarget(await aws.credentials(account));
   try {
     const got = await target.logs(plan, Math.min(lines, 200));
     const offsets = contentOffsets(got.map((l) => `${l.at} ${l.stream} ${l.text}`));

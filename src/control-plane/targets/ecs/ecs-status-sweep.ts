@@ -8,13 +8,14 @@
 import { messageOf } from '../../../contracts/errors.js';
 import type { Spec } from '../../../contracts/spec.js';
 import type { Db } from '../../store/db.js';
-import { credentialsOf, loadAwsAccount } from './ecs-accounts.js';
+import type { AwsAccess } from './aws-access.js';
+import { loadAwsAccount } from './ecs-accounts.js';
 import { readEcsArtifact } from './ecs-artifact.js';
 import { EcsTarget } from './ecs-target.js';
 
 interface DueRow { id: string; aws_account: string; current_version: string; artifact: string; spec: Spec }
 
-export async function sweepEcsStatus(db: Db, log: (line: string) => void): Promise<number> {
+export async function sweepEcsStatus(db: Db, aws: AwsAccess, log: (line: string) => void): Promise<number> {
   const due = await db.query<DueRow>(
     `select e.id, e.aws_account, e.current_version, p.artifact, v.spec from envs e
        join versions v on v.id = e.current_version
@@ -24,7 +25,13 @@ export async function sweepEcsStatus(db: Db, log: (line: string) => void): Promi
   for (const env of due) {
     const account = await loadAwsAccount(db, env.aws_account);
     if (!account || account.removed_at) continue;
-    const target = new EcsTarget(credentialsOf(account));
+    let target: EcsTarget;
+    try {
+      target = new EcsTarget(await aws.credentials(account));
+    } catch (err) {
+      log(`ecs status: env ${env.id}: ${messageOf(err)}`);
+      continue;
+    }
     try {
       const plan = readEcsArtifact(env.artifact);
       const live = await target.liveStatus(plan);

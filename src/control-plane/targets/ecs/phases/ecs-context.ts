@@ -6,7 +6,7 @@
 import type { Spec } from '../../../../contracts/spec.js';
 import { approvedArtifact } from '../../../lifecycle/plans.js';
 import { PhaseFailed, type PhaseContext } from '../../../operations/phase.js';
-import { credentialsOf, loadAwsAccount } from '../ecs-accounts.js';
+import { loadAwsAccount } from '../ecs-accounts.js';
 import { readEcsArtifact } from '../ecs-artifact.js';
 import type { EcsRunPlan } from '../ecs-plan.js';
 import { EcsTarget } from '../ecs-target.js';
@@ -16,7 +16,7 @@ export async function ecsTargetOf(ctx: PhaseContext): Promise<{ target: EcsTarge
   if (!env.aws_account) throw new PhaseFailed('no AWS account was chosen for this env (planning sets it)');
   const row = await loadAwsAccount(ctx.db, env.aws_account);
   if (!row || row.removed_at) throw new PhaseFailed(`the env's AWS account ${env.aws_account} was removed`);
-  return { target: new EcsTarget(credentialsOf(row)), account: row.name };
+  return { target: new EcsTarget(await ctx.aws.credentials(row, ctx.signal)), account: row.name };
 }
 
 /** The plan approved for deploy `deployment`. */
