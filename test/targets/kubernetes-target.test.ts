@@ -211,7 +211,10 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     expect((await api.post(`/v1/envs/${envId}/teardown`, {})).status).toBe(202);
     await statusIs(envId, 'torn_down');
     const deletes = kube.requests.slice(before).filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').slice(-2).join('/'));
-    expect(deletes.sort()).toEqual(['deployments/shop-production-web', 'ingresses/shop-production-web', 'persistentvolumeclaims/shop-production-uploads', 'services/shop-production-web'].sort());
+    // Every object a plan of the env named: the Ingress the upgrade above pruned is absent (no DELETE sent for it).
+    expect(deletes.sort()).toEqual(['deployments/shop-production-web', 'persistentvolumeclaims/shop-production-uploads', 'services/shop-production-web'].sort());
+    const teardown = (await deployments(envId)).find((d) => d.kind === 'destroy')!.phases.find((p) => p.name === 'teardown')!;
+    expect(teardown.evidence.absent).toEqual([{ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'shop-production-web' }]);
     expect(kube.objects('ConfigMap').map((c) => (c as { metadata: { name: string } }).metadata.name)).toEqual(['shop-production-web-extra']);
     expect(kube.objects('Deployment')).toEqual([]);
   }, 60_000);
@@ -233,6 +236,32 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     await statusIs(id, 'torn_down');
     expect(kube.objects('Deployment').some((d) => (d as { metadata: { name: string } }).metadata.name === 'clash-prod-web')).toBe(true);
   }, 60_000);
+
+  it('a failed first deploy deletes what it applied, claim included: deleting its record then leaves nothing in the cluster', async () => {
+    const image = 'registry.example.test/shop:never-pulls';
+    kube.failImage(image, 'ImagePullBackOff');
+    expect((await api.post('/v1/projects', { name: 'broken' })).status).toBe(201);
+    const res = await api.post('/v1/projects/broken/deploy', { env: 'prod', compose: shopCompose(image) });
+    const id = res.body.env.id as string;
+    const finished = await api.finished(res.body.deployment.id, 60_000);
+    expect(finished.status).toBe('failed');
+    expect(finished.phases.find((p) => p.name === 'prepare')!.status).toBe('ok'); // it did apply
+    const verdict = finished.phases.find((p) => p.name === 'verdict')!;
+    expect(verdict.evidence.reverted).toBe('no previous version');
+    const names = ['broken-prod-uploads', 'broken-prod-web'];
+    expect(verdict.evidence.removed.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`).sort()).toEqual(['Deployment/broken-prod-web', 'Ingress/broken-prod-web', 'PersistentVolumeClaim/broken-prod-uploads', 'Service/broken-prod-web']);
+    const left = () => kube.objects().filter((o) => names.includes((o as { metadata: { name: string } }).metadata.name) && (o as { kind: string }).kind !== 'Pod');
+    expect(left()).toEqual([]);
+    // A stop now has nothing to scale (it would make the objects again), and the record deletes clean.
+    expect((await api.post(`/v1/envs/${id}/stop`, {})).status).toBe(202);
+    await statusIs(id, 'stopped');
+    const stop = (await deployments(id)).find((d) => d.kind === 'stop')!;
+    expect(stop.phases.find((p) => p.name === 'stop')).toMatchObject({ status: 'skipped', evidence: { reason: 'nothing was applied to the cluster' } });
+    expect((await api.post(`/v1/envs/${id}/teardown`, {})).status).toBe(202);
+    await statusIs(id, 'torn_down');
+    expect((await api.req('DELETE', `/v1/envs/${id}/record`)).status).toBe(200);
+    expect(left()).toEqual([]);
+  }, 90_000);
 
   it('separate leaves the workload running and the agent acts on the env no more', async () => {
     const p = await api.post('/v1/projects', { name: 'other' });

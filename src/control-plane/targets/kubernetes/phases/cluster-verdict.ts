@@ -3,8 +3,11 @@
  * the Ingress hosts, and objects the previous plan named that this one does not (a service removed
  * from the spec) are deleted — never a PersistentVolumeClaim: a claim holds data, and only
  * teardown deletes it. Failure with a previous healthy version: its manifests are applied again and
- * its rollout awaited (`rolled_back`); without one, `failed`, and what was applied stays in the
- * cluster for inspection until teardown.
+ * its rollout awaited (`rolled_back`). A failed first deploy (`failed`) deletes what its plan named,
+ * claims included: no version of the env ever ran, and a `failed` env's record may be deleted,
+ * which must leave nothing behind in the cluster (seed 002: "live cluster resources can never be
+ * orphaned by deleting a record"). The pods' last status is in the deploy's evidence and their lines
+ * in the env's logs.
  */
 import { messageOf } from '../../../../contracts/errors.js';
 import type { KubeRef } from '../../../../contracts/kubernetes.js';
@@ -46,6 +49,7 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   const previous = state.previous_version ? await loadVersion(ctx.db, state.previous_version) : undefined;
   // Reverted whenever a healthy previous version exists, even if prepare's apply failed part-way
   // (what it applied is unknown; applying the previous manifests again is idempotent).
+  if (!state.previous_version) return removeFirst(ctx);
   if (!previous?.healthy) {
     return { status: 'ok', evidence: { reverted: 'no previous version', left_applied: state.applied ?? [], took_ms: tookMs(ctx) }, outcome: 'failed' };
   }
@@ -60,6 +64,21 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
     return { status: 'ok', evidence: { reverted_to: previous.id, took_ms: tookMs(ctx) }, outcome: 'rolled_back' };
   } catch (err) {
     return { status: 'failed', evidence: { reverted: `rollback failed: ${messageOf(err)}`, took_ms: tookMs(ctx) }, outcome: 'failed' };
+  }
+}
+
+/** A failed first deploy: deletes what its plan named (those objects the env owns; the agent forgets
+ *  the env). The host unreachable: the objects stay, said in the evidence; teardown deletes them. */
+async function removeFirst(ctx: PhaseContext): Promise<PhaseResult> {
+  const state = clusterStateOf(ctx.state);
+  const refs = refsOf((await planManifests(ctx.db, ctx.deployment.id)) ?? []);
+  if (refs.length === 0 || !state.host) return { status: 'ok', evidence: { reverted: 'no previous version', took_ms: tookMs(ctx) }, outcome: 'failed' };
+  try {
+    const host = await connectedHost(ctx, state.host, 'verdict');
+    const res = await ctx.call(host, 'kube.delete', { env: ctx.deployment.env, refs, forget: true }, 'remove-first');
+    return { status: 'ok', evidence: { reverted: 'no previous version', removed: res.deleted, ...(res.kept.length > 0 ? { kept: res.kept } : {}), took_ms: tookMs(ctx) }, outcome: 'failed' };
+  } catch (err) {
+    return { status: 'ok', evidence: { reverted: 'no previous version', left_applied: refs, remove_error: messageOf(err), took_ms: tookMs(ctx) }, outcome: 'failed' };
   }
 }
 
