@@ -40,6 +40,8 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
   let api: Api;
   let kube: KubeApiServer;
   let agent: Child;
+  let kubeconfig: string;
+  let agentDir: string;
   let clusterId: string;
 
   beforeAll(async () => {
@@ -47,8 +49,9 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     const dir = freshDataDir();
     cp = await startControlPlane({ port: 0, ...(await storeOptions('pglite', path.join(dir, 'cp'))), ...FAST_TIMINGS, liveStatusMs: 500, log: () => {} });
     api = new Api(cp.url, cp.adminToken);
-    const kubeconfig = kube.kubeconfig(path.join(mkdtempSync(path.join(tmpdir(), 'denv-kube-')), 'kubeconfig'));
-    agent = spawnDenv(['agent', '--kubernetes', '--kubeconfig', kubeconfig, '--control', cp.url, '--data-dir', path.join(dir, 'cluster-agent'), '--name', 'cluster-a'], { DENV_ENROLLMENT_KEY: await cp.createEnrollmentKey() });
+    kubeconfig = kube.kubeconfig(path.join(mkdtempSync(path.join(tmpdir(), 'denv-kube-')), 'kubeconfig'));
+    agentDir = path.join(dir, 'cluster-agent');
+    agent = spawnDenv(['agent', '--kubernetes', '--kubeconfig', kubeconfig, '--control', cp.url, '--data-dir', agentDir, '--name', 'cluster-a'], { DENV_ENROLLMENT_KEY: await cp.createEnrollmentKey() });
     clusterId = await waitFor(async () => (await api.get('/v1/hosts')).body.items.find((h: { name: string; status: string }) => h.name === 'cluster-a' && h.status === 'connected')?.id, 30_000, 'the cluster agent to connect');
     expect((await api.post('/v1/projects', { name: 'shop', approval: 'required' })).status).toBe(201);
   }, 120_000);
@@ -247,9 +250,9 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     expect(finished.status).toBe('failed');
     expect(finished.phases.find((p) => p.name === 'prepare')!.status).toBe('ok'); // it did apply
     const verdict = finished.phases.find((p) => p.name === 'verdict')!;
-    expect(verdict.evidence.reverted).toBe('no previous version');
+    expect((verdict.evidence as any).reverted).toBe('no previous version');
     const names = ['broken-prod-uploads', 'broken-prod-web'];
-    expect(verdict.evidence.removed.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`).sort()).toEqual(['Deployment/broken-prod-web', 'Ingress/broken-prod-web', 'PersistentVolumeClaim/broken-prod-uploads', 'Service/broken-prod-web']);
+    expect((verdict.evidence as any).removed.map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`).sort()).toEqual(['Deployment/broken-prod-web', 'Ingress/broken-prod-web', 'PersistentVolumeClaim/broken-prod-uploads', 'Service/broken-prod-web']);
     const left = () => kube.objects().filter((o) => names.includes((o as { metadata: { name: string } }).metadata.name) && (o as { kind: string }).kind !== 'Pod');
     expect(left()).toEqual([]);
     // A stop now has nothing to scale (it would make the objects again), and the record deletes clean.
@@ -276,4 +279,36 @@ describe('kubernetes target: plan, approve, apply, stop, start, teardown', () =>
     expect(writes(kube).length).toBe(writesBefore);
     expect(kube.objects('Deployment').map((d) => (d as { metadata: { name: string } }).metadata.name).filter((n) => n.startsWith('other-'))).toEqual(['other-production-web']);
   }, 90_000);
+
+  it('an agent restarted in another namespace refuses the commands of plans made for the first, touching nothing', async () => {
+    expect((await api.post('/v1/projects', { name: 'moved' })).status).toBe(201);
+    const res = await api.post('/v1/projects/moved/deploy', { env: 'prod', compose: shopCompose(IMAGE_V1) });
+    const id = res.body.env.id as string;
+    await statusIs(id, 'running');
+    const [plan] = (await api.get(`/v1/envs/${id}/plans`)).body.items;
+    expect(plan.summary).toContain(`to namespace ${kube.namespace}`);
+    const restart = async (namespace: string[]) => {
+      await agent.kill();
+      agent = spawnDenv(['agent', '--kubernetes', '--kubeconfig', kubeconfig, '--control', cp.url, '--data-dir', agentDir, '--name', 'cluster-a', ...namespace]);
+      await waitFor(async () => ((await api.get('/v1/hosts')).body.items.find((h: { id: string; status: string; facts: { cluster?: { namespace: string } } }) => h.id === clusterId && h.status === 'connected' && h.facts.cluster?.namespace === (namespace[1] ?? kube.namespace)) ? true : undefined), 30_000, 'the cluster agent to reconnect');
+    };
+    await restart(['--namespace', 'elsewhere']);
+    const before = writes(kube).length;
+    const refused = `the plan was made for namespace ${kube.namespace}, and this agent works in namespace elsewhere: restart it with --namespace ${kube.namespace}, or re-plan the env for elsewhere`;
+    expect((await api.post(`/v1/envs/${id}/stop`, {})).status).toBe(202);
+    const stop = await waitFor(async () => (await deployments(id)).find((d) => d.kind === 'stop' && !['pending', 'running'].includes(d.status)), 60_000, 'the stop to end');
+    expect(stop.status).toBe('failed');
+    expect(stop.phases.find((p) => p.name === 'stop')!.evidence.error).toContain(refused);
+    expect((await api.post(`/v1/envs/${id}/teardown`, {})).status).toBe(202);
+    const teardown = await waitFor(async () => (await deployments(id)).find((d) => d.kind === 'destroy' && !['pending', 'running'].includes(d.status)), 60_000, 'the teardown to end');
+    expect(teardown.status).toBe('failed');
+    expect(teardown.phases.find((p) => p.name === 'teardown')!.evidence.error).toContain(refused);
+    expect(writes(kube).length).toBe(before);
+    expect(kube.objects('Deployment').some((d) => (d as { metadata: { name: string } }).metadata.name === 'moved-prod-web')).toBe(true);
+    // Back in the plan's namespace, the teardown goes through.
+    await restart([]);
+    expect((await api.post(`/v1/envs/${id}/teardown`, {})).status).toBe(202);
+    await statusIs(id, 'torn_down');
+    expect(kube.objects('Deployment').some((d) => (d as { metadata: { name: string } }).metadata.name === 'moved-prod-web')).toBe(false);
+  }, 120_000);
 });

@@ -118,10 +118,10 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
     let planId: string;
     if (requested) {
       planId = requested.id;
-      await tx.query("update env_plans set deployment = $2, planner = $3, summary = $4, artifact = $5, instructions = $6, status = 'ready' where id = $1", [planId, dep!.id, plan.planner, plan.summary, plan.artifact, instructions]);
+      await tx.query("update env_plans set deployment = $2, planner = $3, summary = $4, artifact = $5, instructions = $6, namespace = $7, status = 'ready' where id = $1", [planId, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null]);
     } else {
       planId = newId('plan');
-      await tx.query("insert into env_plans (id, env, deployment, planner, summary, artifact, instructions, status) values ($1, $2, $3, $4, $5, $6, $7, 'ready')", [planId, env.id, dep!.id, plan.planner, plan.summary, plan.artifact, instructions]);
+      await tx.query("insert into env_plans (id, env, deployment, planner, summary, artifact, instructions, namespace, status) values ($1, $2, $3, $4, $5, $6, $7, $8, 'ready')", [planId, env.id, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null]);
     }
     await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_ready', data: { plan: planId, deployment: dep!.id, summary: plan.summary } });
     if (approval === 'auto') {

@@ -20,6 +20,8 @@ export interface Plan {
   readonly planner: string;
   readonly summary: string;
   readonly artifact: string;
+  /** A cluster plan: the namespace it was made for (the cluster agent's), where it must be applied. */
+  readonly namespace?: string;
 }
 
 /** A planning failure not worth retrying by the sweep (an LLM planner that already used its tries):

@@ -442,6 +442,16 @@ alter table aws_accounts add column vend_started_at timestamptz;
 alter table aws_accounts add column failure_reason text;
 `,
   },
+  {
+    id: 17,
+    name: 'plan-namespace',
+    sql: `
+-- Issue 16: the namespace a cluster plan was made for (the cluster agent's at planning). Its
+-- commands name it, and an agent working in another namespace refuses them rather than apply or
+-- delete there. Null for other targets and for plans made before.
+alter table env_plans add column namespace text;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

@@ -3,6 +3,7 @@ import type { KubeCommands } from '../../../contracts/kube-commands.js';
 import type { KubeObject } from '../../../contracts/kubernetes.js';
 import type { ClusterHandler } from '../cluster-context.js';
 import { notOwned, refOf, stamped } from '../ownership.js';
+import { checkPlanNamespace } from '../plan-namespace.js';
 
 type C = KubeCommands['kube.apply'];
 
@@ -11,7 +12,8 @@ type C = KubeCommands['kube.apply'];
  *  status. Refused (CONFLICT), before anything is applied, when an object of the same name belongs
  *  to another env or to no env (ownership.ts). Idempotent. */
 export const kubeApply: ClusterHandler<C['payload'], C['result']> = {
-  async run({ env, version, manifests }, ctx) {
+  async run({ env, version, manifests, namespace }, ctx) {
+    checkPlanNamespace(namespace, ctx);
     const objects = stamped(manifests as KubeObject[], env);
     const foreign = (await ctx.cluster.read(objects.map(refOf))).map((live) => notOwned(live, env)).filter((why): why is string => why !== null);
     if (foreign.length > 0) throw new DenvError('CONFLICT', `${foreign.join('; ')} (namespace ${ctx.cluster.namespace}); rename the env, or remove that object`);

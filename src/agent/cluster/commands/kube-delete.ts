@@ -2,6 +2,7 @@ import type { KubeCommands } from '../../../contracts/kube-commands.js';
 import type { KubeRef } from '../../../contracts/kubernetes.js';
 import type { ClusterHandler } from '../cluster-context.js';
 import { notOwned, refOf } from '../ownership.js';
+import { checkPlanNamespace } from '../plan-namespace.js';
 
 type C = KubeCommands['kube.delete'];
 
@@ -12,7 +13,8 @@ const key = (r: KubeRef) => `${r.apiVersion}/${r.kind}/${r.name}`;
  *  none) is left and reported in `kept`, one not there is `absent` (no DELETE is sent for it).
  *  `forget`: the agent also forgets the env (no more live status or logs for it). */
 export const kubeDelete: ClusterHandler<C['payload'], C['result']> = {
-  async run({ env, refs, forget }, ctx) {
+  async run({ env, refs, forget, namespace }, ctx) {
+    checkPlanNamespace(namespace, ctx);
     const live = await ctx.cluster.read(refs);
     const kept = live.filter((o) => notOwned(o, env) !== null).map(refOf);
     const keptKeys = new Set(kept.map(key));

@@ -81,10 +81,10 @@ export async function planClusterEnv(db: Db, agents: AgentGateway, input: Cluste
       throw new FinalPlanError(err instanceof Error ? err.message : String(err));
     });
     // The summary is shown to every reader of the env; the artifact is masked when shown (api/mask.ts).
-    return { plan: { planner: 'llm', summary: maskValues(plan.summary, input.spec), artifact: plan.artifact }, host: cluster.id };
+    return { plan: { planner: 'llm', summary: maskValues(plan.summary, input.spec), artifact: plan.artifact, namespace: cluster.facts.cluster.namespace }, host: cluster.id };
   }
   const plan = planKubernetes(planInput);
-  return { plan: { planner: 'kubernetes', summary: plan.summary, artifact: plan.artifact }, host: cluster.id };
+  return { plan: { planner: 'kubernetes', summary: plan.summary, artifact: plan.artifact, namespace: cluster.facts.cluster.namespace }, host: cluster.id };
 }
 
 /** `text` with every environment value of the spec's services (4 characters or more) shown as ***:

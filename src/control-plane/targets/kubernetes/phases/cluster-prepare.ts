@@ -1,7 +1,7 @@
 import { connectedHost } from '../../../operations/host-link.js';
 import { PhaseFailed, ok, type PhaseDef } from '../../../operations/phase.js';
 import { paramsOf } from '../../../operations/deploy/state.js';
-import { imagesOf, planManifests } from '../cluster-plans.js';
+import { imagesOf, inNamespace, planManifests, planNamespace } from '../cluster-plans.js';
 import { withImages } from '../plan/index.js';
 import { clusterStateOf } from './cluster-state.js';
 
@@ -16,7 +16,8 @@ export const clusterPrepare: PhaseDef = {
     if (!manifests) throw new PhaseFailed('no approved plan for this deploy');
     const host = await connectedHost(ctx, state.host, 'prepare');
     const patched = withImages(manifests, imagesOf(paramsOf(ctx.deployment.params).spec));
-    const res = await ctx.call(host, 'kube.apply', { env: ctx.deployment.env, version: state.version!, manifests: patched });
+    const namespace = inNamespace(await planNamespace(ctx.db, ctx.deployment.id));
+    const res = await ctx.call(host, 'kube.apply', { env: ctx.deployment.env, version: state.version!, manifests: patched, ...namespace });
     state.applied = res.applied;
     return ok({ host, namespace: res.namespace, applied: res.applied });
   },

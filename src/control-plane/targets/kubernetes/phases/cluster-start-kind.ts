@@ -1,7 +1,7 @@
 import { connectedHost } from '../../../operations/host-link.js';
 import { PhaseFailed, ok, type PhaseDef } from '../../../operations/phase.js';
 import { loadVersion } from '../../../operations/versions.js';
-import { imagesOf, versionManifests } from '../cluster-plans.js';
+import { imagesOf, inNamespace, versionManifests, versionNamespace } from '../cluster-plans.js';
 import { withImages } from '../plan/index.js';
 import { waitRollout } from './rollout.js';
 
@@ -17,7 +17,7 @@ export const clusterStartApply: PhaseDef = {
     if (!version || !manifests) throw new PhaseFailed(`version ${env.current_version} has no stored plan`);
     const host = await connectedHost(ctx, env.host, 'start');
     const patched = withImages(manifests, imagesOf(version.spec));
-    const res = await ctx.call(host, 'kube.apply', { env: env.id, version: version.id, manifests: patched });
+    const res = await ctx.call(host, 'kube.apply', { env: env.id, version: version.id, manifests: patched, ...inNamespace(await versionNamespace(ctx.db, version.id)) });
     ctx.state.manifests_applied = res.applied;
     return ok({ host, version: version.id, applied: res.applied });
   },

@@ -14,7 +14,7 @@ import type { KubeRef } from '../../../../contracts/kubernetes.js';
 import { connectedHost } from '../../../operations/host-link.js';
 import type { PhaseContext, PhaseDef, PhaseResult } from '../../../operations/phase.js';
 import { loadVersion, tookMs } from '../../../operations/versions.js';
-import { imagesOf, planManifests, versionManifests } from '../cluster-plans.js';
+import { imagesOf, inNamespace, planManifests, planNamespace, versionManifests, versionNamespace } from '../cluster-plans.js';
 import { refsOf, withImages } from '../plan/index.js';
 import { clusterStateOf } from './cluster-state.js';
 import { waitRollout } from './rollout.js';
@@ -35,7 +35,9 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
     const before = (await versionManifests(ctx.db, state.previous_version)) ?? [];
     const after = (await planManifests(ctx.db, ctx.deployment.id)) ?? [];
     pruned = prunedRefs(refsOf(before), refsOf(after));
-    if (pruned.length > 0) await ctx.call(await connectedHost(ctx, env.host, 'verdict'), 'kube.delete', { env: env.id, refs: pruned }, 'prune');
+    // The previous plan's objects, where that plan put them.
+    const namespace = inNamespace(await versionNamespace(ctx.db, state.previous_version));
+    if (pruned.length > 0) await ctx.call(await connectedHost(ctx, env.host, 'verdict'), 'kube.delete', { env: env.id, refs: pruned, ...namespace }, 'prune');
   }
   await ctx.db.tx(async (tx) => {
     await tx.query('update versions set healthy = true where id = $1', [state.version]);
@@ -58,7 +60,7 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
     if (!manifests) throw new Error(`version ${previous.id} has no stored plan`);
     const host = await connectedHost(ctx, state.host, 'verdict');
     const patched = withImages(manifests, imagesOf(previous.spec));
-    await ctx.call(host, 'kube.apply', { env: ctx.deployment.env, version: previous.id, manifests: patched }, 'rollback');
+    await ctx.call(host, 'kube.apply', { env: ctx.deployment.env, version: previous.id, manifests: patched, ...inNamespace(await versionNamespace(ctx.db, previous.id)) }, 'rollback');
     await waitRollout(ctx, host, patched, 'rollback-wait'); // a key of its own: one key is one command
     await ctx.db.query('update envs set current_version = $2, updated_at = now() where id = $1', [ctx.deployment.env, previous.id]);
     return { status: 'ok', evidence: { reverted_to: previous.id, took_ms: tookMs(ctx) }, outcome: 'rolled_back' };
@@ -75,7 +77,8 @@ async function removeFirst(ctx: PhaseContext): Promise<PhaseResult> {
   if (refs.length === 0 || !state.host) return { status: 'ok', evidence: { reverted: 'no previous version', took_ms: tookMs(ctx) }, outcome: 'failed' };
   try {
     const host = await connectedHost(ctx, state.host, 'verdict');
-    const res = await ctx.call(host, 'kube.delete', { env: ctx.deployment.env, refs, forget: true }, 'remove-first');
+    const namespace = inNamespace(await planNamespace(ctx.db, ctx.deployment.id));
+    const res = await ctx.call(host, 'kube.delete', { env: ctx.deployment.env, refs, forget: true, ...namespace }, 'remove-first');
     return { status: 'ok', evidence: { reverted: 'no previous version', removed: res.deleted, ...(res.kept.length > 0 ? { kept: res.kept } : {}), took_ms: tookMs(ctx) }, outcome: 'failed' };
   } catch (err) {
     return { status: 'ok', evidence: { reverted: 'no previous version', left_applied: refs, remove_error: messageOf(err), took_ms: tookMs(ctx) }, outcome: 'failed' };
