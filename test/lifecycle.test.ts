@@ -14,6 +14,7 @@ import type { EnvStatus } from '../src/contracts/domain.js';
 import { waitFor } from './helpers/api.js';
 import { heldPlanner } from './helpers/held-planner.js';
 import { startHarness, type Harness } from './helpers/harness.js';
+import { lifecycleReach } from './helpers/lifecycle-reach.js';
 import { lifecycleApi, lifecycleTable, reachedByActions } from './helpers/lifecycle-table.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
@@ -30,7 +31,6 @@ const newGate = () => path.join(GATES, `gate-${++gates}`);
 describe('env lifecycle: every (status, action) pair', () => {
   let h: Harness;
   const planner = heldPlanner();
-  let n = 0;
   beforeAll(async () => {
     h = await startHarness({ cp: { planner, liveStatusMs: 300 } });
     expect((await h.api.post('/v1/projects', { name: 'auto' })).status).toBe(201);
@@ -42,76 +42,38 @@ describe('env lifecycle: every (status, action) pair', () => {
   });
 
   const { env, statusIs, act } = lifecycleApi(() => h.api);
-  const deploy = async (project: string, name: string, c = compose()) => {
-    const res = await h.api.post(`/v1/projects/${project}/deploy`, { env: name, compose: c });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return res.body.env.id as string;
-  };
-  const running = async () => {
-    const id = await deploy('auto', `e${++n}`);
-    await statusIs(id, 'running');
-    return id;
-  };
-  /** The gate each env's held start waits on; opening it lets the start go on. */
-  const gateOf = new Map<string, string>();
-  const openGate = (id: string) => {
-    const gate = gateOf.get(id);
-    if (gate) writeFileSync(gate, '');
-  };
-  const deployGated = async (project: string, name: string) => {
-    const gate = newGate();
-    const id = await deploy(project, name, compose({ START_WHEN_FILE: gate }));
-    gateOf.set(id, gate);
-    return id;
-  };
+  const { next, deploy, planning, reach, openGate } = lifecycleReach({
+    api: () => h.api,
+    compose: () => compose(),
+    held() {
+      const gate = newGate();
+      return { compose: compose({ START_WHEN_FILE: gate }), open: () => writeFileSync(gate, '') };
+    },
+    heldIn: 'prepare',
+  });
 
   /** A fresh env in `status`. Transient statuses are caught while a gated app waits to start. */
   const REACH: Record<EnvStatus, () => Promise<string>> = {
-    planning: async () => {
-      const name = `hold-${++n}`;
-      const id = await deploy('auto', name);
-      await planner.holding(name); // the planner is at work on it
-      expect((await env(id)).status).toBe('planning');
-      return id;
-    },
-    awaiting_approval: async () => {
-      const id = await deploy('req', `e${++n}`);
-      await statusIs(id, 'awaiting_approval');
-      return id;
-    },
-    deploying: async () => {
-      const id = await deployGated('auto', `e${++n}`);
-      await statusIs(id, 'deploying');
-      // Claimed by the engine (held at the gate), not still pending: a stop or teardown then waits
-      // for it (stopping, tearing_down) rather than superseding it before it ran.
-      await waitFor(async () => (await h.api.get(`/v1/deployments?env=${id}`)).body.items.some((d: { status: string }) => d.status === 'running'), 30_000, `the deploy of ${id} to run`);
-      return id;
-    },
-    running,
+    ...reach,
+    planning: () => planning('auto', `hold-${next()}`, planner.holding),
     degraded: async () => {
-      const id = await running();
+      const id = await reach.running();
       await fetch(new URL('/sick', (await env(id)).endpoints[0]!.url), { method: 'POST' });
       await statusIs(id, 'degraded');
       return id;
     },
     failed: async () => {
-      const id = await deploy('auto', `e${++n}`, compose({ MODE: 'crash' }));
+      const id = await deploy('auto', `e${next()}`, compose({ MODE: 'crash' }));
       await statusIs(id, 'failed');
       return id;
     },
-    upgrading: async () => {
-      const id = await running();
-      await deployGated('auto', (await env(id)).name);
-      await statusIs(id, 'upgrading');
-      return id;
-    },
-    ...reachedByActions(() => h.api, { running, deploying: () => REACH.deploying() }),
+    ...reachedByActions(() => h.api, { running: reach.running, deploying: reach.deploying }),
   };
 
   lifecycleTable({ api: () => h.api, reach: REACH, openGate });
 
   it('a plan that lands after the env was torn down changes nothing: the env stays torn down, its deploy never runs', async () => {
-    const name = `hold-${++n}`;
+    const name = `hold-${next()}`;
     const id = await deploy('auto', name);
     await planner.holding(name);
     expect((await act(id, 'teardown')).status).toBe(202);
@@ -129,7 +91,7 @@ describe('env lifecycle: every (status, action) pair', () => {
   });
 
   it('a planner that keeps failing sets failed with "use Re-plan to retry"; the deploy never reaches the host', async () => {
-    const res = await h.api.post('/v1/projects/auto/deploy', { env: `fail-${++n}`, compose: compose() });
+    const res = await h.api.post('/v1/projects/auto/deploy', { env: `fail-${next()}`, compose: compose() });
     const id = res.body.env.id as string;
     await statusIs(id, 'failed');
     const e = await env(id);

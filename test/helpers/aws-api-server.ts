@@ -53,6 +53,15 @@
  * `<prefix>/<container>/<task id>`. DeleteService stops the tasks and leaves the service INACTIVE at
  * once (AWS drains first).
  *
+ * Holds and stops, per image and server-wide (each test env may run an image of its own):
+ * `holdImage(image)` keeps tasks of the image PROVISIONING (not RUNNING: no ENI, no public IP) until
+ * the release it returns is called — a rollout to it stays in progress (a deploy's waitStable keeps
+ * waiting), with no reason to give up on; the next DescribeServices after the release starts them.
+ * `stopTasks(image, reason)` stops the image's RUNNING tasks as if their essential container exited
+ * (stopCode EssentialContainerExited, stoppedReason `reason`); the service replaces them at its next
+ * DescribeServices, and while the image is held the replacements stay PROVISIONING: the service has
+ * fewer running than desired.
+ *
  * Every request is recorded in `calls` (service, operation, parsed input, HTTP status, error code,
  * account), refused ones included.
  */
@@ -61,7 +70,7 @@ import http from 'node:http';
 import { newAccountState, type AccountContext } from './aws-api/account.js';
 import { ApiError, bad, esc, now, parseQueryForm, xml, type Xml } from './aws-api/codec.js';
 import { ec2Api } from './aws-api/ec2.js';
-import { ecsApi } from './aws-api/ecs.js';
+import { ecsApi, stopTask } from './aws-api/ecs.js';
 import { iamApi } from './aws-api/iam.js';
 import { logsApi } from './aws-api/logs.js';
 import { organizationsApi } from './aws-api/organizations.js';
@@ -95,6 +104,11 @@ export interface FakeAws {
   addRole(accountId: string, roleName: string, o?: { readonly trustedAccountId?: string; readonly externalId?: string }): FakeRole;
   /** Tasks of `image` stop before they run, with `reason` (e.g. a CannotPullContainerError). */
   failImage(image: string, reason: string): void;
+  /** Tasks of `image` stay PROVISIONING until the returned release is called. */
+  holdImage(image: string): () => void;
+  /** The RUNNING tasks of `image` (in every account) stop: their essential container exited, with
+   *  `reason`. Returns how many stopped. */
+  stopTasks(image: string, reason: string): number;
   /** Lines the app printed, into `stream` of `group` (default: the group's newest stream) in `accountId` (default: the server's). */
   putLogs(group: string, lines: readonly string[], stream?: string, accountId?: string): void;
   /** Every call as `<service>:<Operation>`, in order. */
@@ -139,6 +153,7 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
   const home = o.accountId ?? '123456789012';
   const calls: AwsCall[] = [];
   const failing = new Map<string, string>();
+  const held = new Set<string>();
   let serial = 0;
   const next = () => ++serial;
 
@@ -148,7 +163,7 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
     const existing = accounts.get(id);
     if (existing) return existing;
     if (!/^\d{12}$/.test(id)) throw new Error(`addAccount: ${id} is not a 12-digit account id`);
-    const ctx: AccountContext = { accountId: id, region, state: newAccountState(region, o.defaultVpc !== false), startPolls: o.startPolls ?? 0, failing, next };
+    const ctx: AccountContext = { accountId: id, region, state: newAccountState(region, o.defaultVpc !== false), startPolls: o.startPolls ?? 0, failing, held, next };
     const account: Account = { ctx, ecs: ecsApi(ctx), logs: logsApi(ctx), iam: iamApi(ctx), ec2: ec2Api(ctx) };
     accounts.set(id, account);
     states.set(id, ctx.state);
@@ -305,6 +320,15 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
     addRole: (accountId, roleName, trust) => addRole(accountId, roleName, trust),
     failImage(image, reason) {
       failing.set(image, reason);
+    },
+    holdImage(image) {
+      held.add(image);
+      return () => void held.delete(image);
+    },
+    stopTasks(image, reason) {
+      const running = [...states.values()].flatMap((st) => [...st.tasks.values()]).filter((t) => t.image === image && t.lastStatus === 'RUNNING');
+      for (const t of running) stopTask(t, 'EssentialContainerExited', reason);
+      return running.length;
     },
     putLogs(group, lines, stream, accountId = home) {
       const g = stateOf(accountId).logGroups.get(group);

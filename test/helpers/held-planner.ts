@@ -2,7 +2,8 @@
  * The host planner with a hold: envs whose name starts with `hold-` are not planned until
  * `release()`; envs named `fail-…` make it throw (a planner that keeps failing). It lets a test observe an env in `planning`; every other env is planned by the
  * real host planner. (The planner is an interface of the control plane; this is a test planner
- * behind it, not a stand-in for our code under test.)
+ * behind it, not a stand-in for our code under test.) The same hold stands in front of aws_ecs
+ * planning (`planEcs`): a `hold-…` ECS env is held, then gets the control plane's own ECS plan.
  */
 import { hostPlanner, type Planner } from '../../src/control-plane/lifecycle/planner.js';
 
@@ -26,15 +27,23 @@ export function heldPlanner(): Planner & { release(): void; releaseEnv(envName: 
   const calledFor = signal();
   // `releaseEnv(name)` lets that one env's plan go on (`release()` lets every one go on).
   const releasedFor = signal();
+  /** Holds `hold-…` envs until released; throws for `fail-…` ones. */
+  const gate = async (envName: string) => {
+    if (envName.startsWith('hold-')) {
+      calledFor(envName).resolve();
+      await Promise.race([released, releasedFor(envName).promise]);
+    }
+    if (envName.startsWith('fail-')) throw new Error('the model answered nonsense');
+  };
   return {
     name: 'host',
     async plan(input) {
-      if (input.envName.startsWith('hold-')) {
-        calledFor(input.envName).resolve();
-        await Promise.race([released, releasedFor(input.envName).promise]);
-      }
-      if (input.envName.startsWith('fail-')) throw new Error('the model answered nonsense');
+      await gate(input.envName);
       return hostPlanner.plan(input);
+    },
+    async planEcs(input, deterministic) {
+      await gate(input.envName);
+      return deterministic;
     },
     release,
     releaseEnv: (envName) => releasedFor(envName).resolve(),

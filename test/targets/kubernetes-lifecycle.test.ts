@@ -25,11 +25,11 @@ import { startControlPlane, type ControlPlane } from '../../src/control-plane/co
 import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube-api-server.js';
+import { imageEnvs, imageOfEnv, lifecycleReach } from '../helpers/lifecycle-reach.js';
 import { lifecycleApi, lifecycleTable, reachedByActions } from '../helpers/lifecycle-table.js';
 import { spawnDenv, type Child } from '../helpers/processes.js';
 import { freshDataDir, storeOptions } from '../helpers/stores.js';
 
-const imageOfEnv = (name: string) => `registry.example.test/lifecycle:${name}`;
 const compose = (image: string) => ({
   services: { web: { image, ports: ['8080'], 'x-denv': { health: { path: '/healthz', port: 8080 } } } },
   'x-denv': { target: 'kubernetes' },
@@ -86,7 +86,6 @@ describe('env lifecycle on the kubernetes target: every (status, action) pair', 
   let kube: KubeApiServer;
   let llm: HeldLlm;
   let agent: Child;
-  let n = 0;
 
   beforeAll(async () => {
     kube = await startKubeApiServer();
@@ -113,74 +112,31 @@ describe('env lifecycle on the kubernetes target: every (status, action) pair', 
     await llm?.close();
   });
 
-  const { env, statusIs, act } = lifecycleApi(() => api);
-  const deploy = async (project: string, name: string, image = imageOfEnv(name)) => {
-    const res = await api.post(`/v1/projects/${project}/deploy`, { env: name, compose: compose(image) });
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    return res.body.env.id as string;
-  };
-  const running = async () => {
-    const name = `e${++n}`;
-    const id = await deploy('auto', name);
-    await statusIs(id, 'running');
-    return id;
-  };
-
-  /** The hold on each env's image; releasing it lets the env's rollout finish. */
-  const gateOf = new Map<string, () => void>();
-  const openGate = (id: string) => gateOf.get(id)?.();
-  const deployGated = async (project: string, name: string, image: string) => {
-    const release = kube.holdImage(image);
-    const id = await deploy(project, name, image);
-    gateOf.set(id, release);
-    return id;
-  };
+  const { env, statusIs } = lifecycleApi(() => api);
+  const { next, deploy, planning, reach, openGate } = lifecycleReach({
+    api: () => api,
+    ...imageEnvs(compose, (image) => kube.holdImage(image)),
+  });
 
   /** A fresh env in `status`. */
   const REACH: Record<EnvStatus, () => Promise<string>> = {
-    planning: async () => {
-      const name = `hold${++n}x`; // never a part of another's name: `holding` looks for it in the request
-      const id = await deploy('held', name);
-      await llm.holding(name); // the planner is at work on it
-      expect((await env(id)).status).toBe('planning');
-      return id;
-    },
-    awaiting_approval: async () => {
-      const id = await deploy('req', `e${++n}`);
-      await statusIs(id, 'awaiting_approval');
-      return id;
-    },
-    deploying: async () => {
-      const name = `e${++n}`;
-      const id = await deployGated('auto', name, imageOfEnv(name));
-      await statusIs(id, 'deploying');
-      // Claimed by the engine (held in its rollout), not still pending: a stop or teardown then waits
-      // for it (stopping, tearing_down) rather than superseding it before it ran.
-      await waitFor(async () => (await api.get(`/v1/deployments?env=${id}`)).body.items.some((d: { status: string }) => d.status === 'running'), 30_000, `the deploy of ${id} to run`);
-      return id;
-    },
-    running,
+    ...reach,
+    // never a part of another's name: `holding` looks for it in the request
+    planning: () => planning('held', `hold${next()}x`, llm.holding),
     degraded: async () => {
-      const id = await running();
+      const id = await reach.running();
       kube.failImage(imageOfEnv((await env(id)).name), 'CrashLoopBackOff');
       await statusIs(id, 'degraded');
       return id;
     },
     failed: async () => {
-      const name = `e${++n}`;
+      const name = `e${next()}`;
       kube.failImage(imageOfEnv(name), 'ImagePullBackOff');
       const id = await deploy('auto', name);
       await statusIs(id, 'failed', 60_000); // the agent gives up ~10 s after the reason appears
       return id;
     },
-    upgrading: async () => {
-      const id = await running();
-      const name = (await env(id)).name;
-      await deployGated('auto', name, `${imageOfEnv(name)}-v2`);
-      await statusIs(id, 'upgrading');
-      return id;
-    },
-    ...reachedByActions(() => api, { running, deploying: () => REACH.deploying() }),
+    ...reachedByActions(() => api, { running: reach.running, deploying: reach.deploying }),
   };
 
   // `failed` takes longest: the agent gives up on a failing image ~10 s after its reason appears,

@@ -23,7 +23,8 @@ import { finishUnrun } from './supersede.js';
 export interface PlannerSweepDeps {
   readonly db: Db;
   readonly bus: Bus;
-  /** The planner of host targets; kubernetes targets are planned by targets/kubernetes/. */
+  /** The planner of host targets (and its `planEcs` of aws_ecs plans); kubernetes and aws_ecs
+   *  targets are planned by targets/kubernetes/ and targets/ecs/. */
   readonly planner: Planner;
   /** Kubernetes targets: the planner reads the env's live objects through its cluster agent. */
   readonly agents: AgentGateway;
@@ -91,6 +92,7 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
       ({ plan, host: cluster } = await planClusterEnv(db, deps.agents, { env, spec, requested: target?.host ?? null, instructions: guidance.join('\n'), replacesVersion: current }));
     } else if (env.target === 'aws_ecs') {
       ({ plan, account: awsAccount } = await planEcsEnv(db, { env, spec, requested: target?.aws_account ?? null, instructions: guidance.join('\n'), replacesVersion: current }));
+      if (deps.planner.planEcs) plan = await deps.planner.planEcs({ spec, envName: env.name, hostName: null, replacesVersion: current, instructions: guidance.join('\n') }, plan);
     } else {
       plan = await deps.planner.plan({ spec, envName: env.name, hostName: host, replacesVersion: current, instructions: guidance.join('\n') });
     }

@@ -33,6 +33,11 @@ export class FinalPlanError extends Error {
 export interface Planner {
   readonly name: string;
   plan(input: PlanInput): Promise<Plan>;
+  /** aws_ecs envs are planned by targets/ecs/ (seed 002's deterministic plan, plan-ecs-env.ts); the
+   *  control plane's `planner` with `planEcs` is handed that plan before it is recorded and returns
+   *  the plan to record — a test's held planner holds the env in `planning` there. Without it the
+   *  plan is recorded as made. A failure counts as a failed planning attempt, as `plan`'s does. */
+  planEcs?(input: PlanInput, deterministic: Plan): Promise<Plan>;
 }
 
 function describeService(name: string, s: ServiceSpec): string {

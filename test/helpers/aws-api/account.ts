@@ -14,6 +14,8 @@ export interface AccountContext {
   readonly startPolls: number;
   /** Images whose tasks stop before they run, with the reason (server-wide: `failImage`). */
   readonly failing: ReadonlyMap<string, string>;
+  /** Images whose tasks stay PROVISIONING while held (server-wide: `holdImage`). */
+  readonly held: ReadonlySet<string>;
   /** The server-wide serial, so ids (sg-, eni-, AROA…) stay unique across accounts. */
   next(): number;
 }

@@ -21,8 +21,14 @@ const FARGATE_SIZES: Record<string, (mem: number) => boolean> = {
 };
 const NAME = /^[A-Za-z0-9_-]{1,255}$/;
 
+/** The task stops (once): `code` is ECS's stopCode, `reason` its stoppedReason. */
+export function stopTask(t: FakeTask, code: string, reason: string): void {
+  if (t.lastStatus === 'STOPPED') return;
+  Object.assign(t, { lastStatus: 'STOPPED', desiredStatus: 'STOPPED', stopCode: code, stoppedReason: reason, stoppedAt: now() });
+}
+
 export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown> {
-  const { state, failing, startPolls } = ctx;
+  const { state, failing, held, startPolls } = ctx;
   const arn = (service: string, resource: string) => arnIn(ctx, service, resource);
 
   const clusterOf = (nameOrArn: unknown) => {
@@ -60,11 +66,6 @@ export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown>
     return null;
   };
 
-  const stopTask = (t: FakeTask, code: string, reason: string) => {
-    if (t.lastStatus === 'STOPPED') return;
-    Object.assign(t, { lastStatus: 'STOPPED', desiredStatus: 'STOPPED', stopCode: code, stoppedReason: reason, stoppedAt: now() });
-  };
-
   const startTask = (s: FakeService, d: FakeDeployment, t: FakeTask) => {
     const td = taskDefinitionOf(t.taskDefinitionArn)!;
     const failure = launchFailure(td, t.image);
@@ -95,7 +96,7 @@ export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown>
     if (s.status !== 'ACTIVE') return;
     if (tick) {
       for (const t of tasksOf(s)) {
-        if (t.lastStatus !== 'PROVISIONING' || !live(t)) continue;
+        if (t.lastStatus !== 'PROVISIONING' || !live(t) || held.has(t.image)) continue;
         if (t.pendingReads > 0) t.pendingReads -= 1;
         else startTask(s, s.deployments.find((d) => d.id === t.deploymentId)!, t);
       }
@@ -113,7 +114,7 @@ export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown>
           stoppedReason: null, stopCode: null, eni: null, createdAt: now(), startedAt: null, stoppedAt: null,
         };
         state.tasks.set(t.taskArn, t);
-        if (startPolls === 0) startTask(s, primary, t);
+        if (startPolls === 0 && !held.has(t.image)) startTask(s, primary, t);
       }
     }
     for (const t of tasksOf(s, primary).filter(live).slice(primary.desiredCount)) stopTask(t, 'ServiceSchedulerInitiated', `Scaling activity initiated by (deployment ${primary.id})`);
