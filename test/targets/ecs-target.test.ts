@@ -147,6 +147,28 @@ describe('aws_ecs target: plan, approve, apply, stop, start, teardown, separate'
     expect(aws.state.logGroups.size).toBe(1);
   }, 60_000);
 
+  it('a failed first deploy deletes the service it made: deleting its record then leaves nothing running', async () => {
+    const image = 'registry.example.test/api:never-pulls';
+    aws.failImage(image, 'CannotPullContainerError: manifest unknown');
+    expect((await api.post('/v1/projects', { name: 'oops' })).status).toBe(201);
+    const res = await api.post('/v1/projects/oops/deploy', { env: 'prod', compose: compose(image) });
+    const id = res.body.env.id as string;
+    const dep = await api.finished(res.body.deployment.id, 90_000);
+    expect(dep.status).toBe('failed');
+    expect(dep.phases.find((p) => p.name === 'prepare')!.status).toBe('ok');
+    const service = (dep.phases.find((p) => p.name === 'prepare')!.evidence as { service: string }).service.split('/').at(-1)!;
+    expect(dep.phases.find((p) => p.name === 'verdict')!.evidence).toMatchObject({ reverted: 'no previous version', removed: [service] });
+    expect([...aws.state.services.values()].find((s) => s.serviceName === service)?.status).toBe('INACTIVE');
+    // A stop now has nothing to scale; the record deletes with nothing left running.
+    expect((await api.post(`/v1/envs/${id}/stop`, {})).status).toBe(202);
+    await statusIs(id, 'stopped');
+    expect((await deployments(id)).find((d) => d.kind === 'stop')!.phases.find((p) => p.name === 'stop')).toMatchObject({ status: 'skipped' });
+    expect((await api.post(`/v1/envs/${id}/teardown`, {})).status).toBe(202);
+    await statusIs(id, 'torn_down');
+    expect((await api.req('DELETE', `/v1/envs/${id}/record`)).status).toBe(200);
+    expect([...aws.state.services.values()].filter((s) => s.serviceName === service && s.status === 'ACTIVE')).toEqual([]);
+  }, 120_000);
+
   it('separate flags the account for hand-over and touches nothing in AWS', async () => {
     const res = await api.post('/v1/projects/shop/deploy', { env: 'staging', compose: compose(IMAGE_V1), target: { aws_account: 'prod' } });
     const id = res.body.env.id as string;

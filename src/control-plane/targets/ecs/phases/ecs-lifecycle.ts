@@ -15,8 +15,9 @@ async function currentPlan(ctx: Parameters<PhaseDef['run']>[0]) {
   return versionPlan(ctx, env.current_version);
 }
 
-/** stop: desiredCount 0 on the current version's service — or, after a failed first deploy, on
- *  the service that deploy made (ECS would otherwise go on starting its tasks). */
+/** stop: desiredCount 0 on the current version's service — or, after a failed first deploy whose
+ *  verdict could not delete its service (AWS unreachable), on that service (ECS would otherwise go
+ *  on starting its tasks). */
 export const ecsStop: PhaseDef = {
   name: 'stop',
   async run(ctx) {

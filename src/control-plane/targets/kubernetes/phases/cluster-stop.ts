@@ -9,8 +9,8 @@ import { lastAppliedPlan } from '../../applied-plans.js';
 
 /**
  * stop on a cluster (seed 002): what runs is applied again with replicas 0 — the current version's
- * manifests, or, after a failed first deploy, what that deploy applied (its pods would otherwise go
- * on crash-looping). The record, the plans and the PersistentVolumeClaims stay; start applies the
+ * manifests, or, after a failed first deploy whose verdict could not delete what it applied (the
+ * agent unreachable), those objects (their pods would otherwise go on crash-looping). The record, the plans and the PersistentVolumeClaims stay; start applies the
  * current version again as planned. Nothing is applied once a teardown has deleted the workload
  * (a stop asked while tearing down): that would make its objects again.
  */
