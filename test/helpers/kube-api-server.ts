@@ -23,12 +23,13 @@
  * Anything else (POST, PUT, other patch types) is refused: denv only applies. Every request needs
  * `Authorization: Bearer <token>` (401 otherwise) and is recorded first, refused or not.
  *
- * Apply merges *simply*, not per manager as the real server does: objects (maps such as labels,
- * annotations, spec) merge key by key, while lists and scalars the patch holds replace what is
- * stored. Fields the patch does not set survive — so a `spec.replicas` or an annotation changed
- * by `put` (another manager) stays when denv's apply omits it; unlike the real server, a field
- * denv set before and now omits also stays, and a list (containers, ports) is one field, not
- * merged by its keys. Ownership is tracked per leaf path only to answer conflicts.
+ * Apply merges by leaf path, with ownership per path as the real server keeps it per field:
+ * objects (maps such as labels, annotations, spec) merge key by key, while lists and scalars the
+ * patch holds replace what is stored. A field another manager set (`put`: a `spec.replicas` scaled
+ * with kubectl, an annotation) survives when denv's apply omits it; a field denv itself applied
+ * before and now omits is removed, as the real server removes fields their applier stopped
+ * sending (maps left empty by that go too). Unlike the real server, a list (containers, ports) is
+ * one field, not merged by its keys.
  *
  * The simulated Deployment controller: a Deployment owns pods `<deploy>-<template hash>-<n>`
  * carrying its template's labels (`spec.replicas`, defaulted to 1 on create, of them per
@@ -154,13 +155,23 @@ const labelKeyOk = (k: string) => {
   return slash < 0 ? LABEL_NAME.test(k) : DNS_SUBDOMAIN.test(k.slice(0, slash)) && LABEL_NAME.test(k.slice(slash + 1));
 };
 
+/** A field's place in an object: its keys from the root (a key may hold dots: `denv.dev/env`). */
+type FieldPath = readonly string[];
+/** One string per path, for maps and sets (`["metadata","labels","denv.dev/env"]`). */
+const pathId = (p: FieldPath) => JSON.stringify(p);
+/** As kubectl shows it: `.metadata.labels.denv.dev/env`. */
+const pathText = (p: FieldPath) => `.${p.join('.')}`;
+/** True when `q` is below `p`. */
+const below = (q: FieldPath, p: FieldPath) => q.length > p.length && p.every((k, i) => q[i] === k);
+const valueAtPath = (o: unknown, p: FieldPath) => p.reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), o);
+
 /** Leaf paths of a patch (`.spec.replicas`): maps are walked, lists and scalars are leaves. */
-function leafPaths(v: unknown, prefix = ''): string[] {
-  if (!isObj(v) || (Object.keys(v).length === 0 && prefix)) return [prefix];
-  return Object.entries(v).flatMap(([k, x]) => leafPaths(x, `${prefix}.${k}`));
+function leafPaths(v: unknown, prefix: FieldPath = []): FieldPath[] {
+  if (!isObj(v) || (Object.keys(v).length === 0 && prefix.length > 0)) return [prefix];
+  return Object.entries(v).flatMap(([k, x]) => leafPaths(x, [...prefix, k]));
 }
 /** Keys a client may not set: the server's bookkeeping. */
-const IDENTITY = new Set(['.apiVersion', '.kind', '.metadata.name', '.metadata.namespace']);
+const IDENTITY = new Set([['apiVersion'], ['kind'], ['metadata', 'name'], ['metadata', 'namespace']].map(pathId));
 const SERVER_FIELDS = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'deletionTimestamp'];
 const valueAt = (o: unknown, path: string) => path.split('.').slice(1).reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), o);
 
@@ -170,6 +181,23 @@ function merge(base: unknown, patch: unknown): unknown {
   const out: Json = { ...base };
   for (const [k, v] of Object.entries(patch)) out[k] = v === null ? undefined : merge(base[k], v);
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+/** `obj` without the leaves at `paths`; maps those removals leave empty are removed too. */
+function withoutPaths(obj: Json, paths: readonly FieldPath[]): Json {
+  const out = clone(obj);
+  for (const keys of paths) {
+    const chain: Json[] = [out];
+    for (const k of keys.slice(0, -1)) {
+      const next = chain.at(-1)![k];
+      if (!isObj(next)) break;
+      chain.push(next);
+    }
+    if (chain.length !== keys.length) continue; // the path is not there any more
+    delete chain.at(-1)![keys.at(-1)!];
+    for (let i = chain.length - 1; i > 0 && Object.keys(chain[i]!).length === 0; i--) delete chain[i - 1]![keys[i - 1]!];
+  }
   return out;
 }
 
@@ -204,7 +232,7 @@ function parseSelector(text: string): ((labels: Readonly<Record<string, string>>
 
 interface Stored {
   obj: Json;
-  /** Leaf path → the manager that last set it. */
+  /** Leaf path (pathId) → the manager that last set it. */
   readonly owners: Map<string, string>;
   /** Manager → its operation (Apply, Update). */
   readonly operations: Map<string, 'Apply' | 'Update'>;
@@ -355,12 +383,12 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
 
   function managedFields(s: Stored, apiVersion: string): Json[] {
     const byManager = new Map<string, string[]>();
-    for (const [path, m] of s.owners) byManager.set(m, [...(byManager.get(m) ?? []), path]);
-    return [...byManager].map(([manager, paths]) => {
+    for (const [id, m] of s.owners) byManager.set(m, [...(byManager.get(m) ?? []), id]);
+    return [...byManager].map(([manager, ids]) => {
       const fieldsV1: Json = {};
-      for (const path of paths) {
+      for (const id of ids) {
         let node = fieldsV1;
-        for (const k of path.split('.').slice(1)) node = (node[`f:${k}`] ??= {}) as Json;
+        for (const k of JSON.parse(id) as string[]) node = (node[`f:${k}`] ??= {}) as Json;
       }
       return { manager, operation: s.operations.get(manager) ?? 'Update', apiVersion, time: new Date().toISOString(), fieldsType: 'FieldsV1', fieldsV1 };
     });
@@ -375,16 +403,25 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
     const meta = isObj(body.metadata) ? body.metadata : {};
     for (const f of SERVER_FIELDS) delete meta[f];
     body.metadata = { ...meta, name, ...(t.namespaced ? { namespace: ns } : {}) };
-    const paths = leafPaths(body).filter((p) => !IDENTITY.has(p));
+    const paths = leafPaths(body).filter((p) => !IDENTITY.has(pathId(p)));
     if (existing && !o.force) {
       const conflicts = paths.filter((p) => {
-        const owner = existing.owners.get(p);
-        return owner !== undefined && owner !== manager && !same(valueAt(existing.obj, p), valueAt(body, p));
+        const owner = existing.owners.get(pathId(p));
+        return owner !== undefined && owner !== manager && !same(valueAtPath(existing.obj, p), valueAtPath(body, p));
       });
       if (conflicts.length)
-        throw new ApiError(409, 'Conflict', `Apply failed with ${conflicts.length} conflict${conflicts.length > 1 ? 's' : ''}: ${conflicts.map((p) => `conflict with "${existing.owners.get(p)}": ${p}`).join(', ')}`);
+        throw new ApiError(409, 'Conflict', `Apply failed with ${conflicts.length} conflict${conflicts.length > 1 ? 's' : ''}: ${conflicts.map((p) => `conflict with "${existing.owners.get(pathId(p))}": ${pathText(p)}`).join(', ')}`);
     }
-    const merged = merge(existing?.obj ?? {}, body) as Json;
+    // Server-side apply: what this manager applied before and applies no more is removed (unless the
+    // new patch sets something at or under that path, or above it: that replaces it anyway).
+    const dropped = operation === 'Apply' && existing
+      ? [...existing.owners]
+          .filter(([, m]) => m === manager)
+          .map(([id]) => JSON.parse(id) as FieldPath)
+          .filter((p) => !paths.some((q) => pathId(q) === pathId(p) || below(q, p) || below(p, q)))
+      : [];
+    const base = existing ? withoutPaths(existing.obj, dropped) : {};
+    const merged = merge(base, body) as Json;
     if (t.kind === 'Deployment' && isObj(merged.spec) && merged.spec.replicas === undefined) merged.spec.replicas = 1;
     if (o.validate) validate(t, merged);
     // A no-op apply changes nothing (resourceVersion stays); generation counts changes outside metadata and status.
@@ -396,7 +433,8 @@ export async function startKubeApiServer(o: KubeApiServerOptions = {}): Promise<
     if (changed) m.resourceVersion = String(++resourceVersion);
     const s: Stored = existing ?? { obj: merged, owners: new Map(), operations: new Map() };
     s.obj = merged;
-    for (const p of paths) s.owners.set(p, manager);
+    for (const p of dropped) s.owners.delete(pathId(p));
+    for (const p of paths) s.owners.set(pathId(p), manager);
     s.operations.set(manager, operation);
     m.managedFields = managedFields(s, gvOf(t));
     store.set(key, s);

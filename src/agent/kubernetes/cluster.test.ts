@@ -165,6 +165,18 @@ describe('apply', () => {
     expect(status).toMatchObject({ desired: 3, ready: 3, images: ['registry.example.com/shop/web:2'] });
   });
 
+  it('removes what an earlier apply set and this one leaves out, as server-side apply does; others\' fields stay', async () => {
+    const { kube, cluster } = await start();
+    const annotated = (a: Record<string, string>): KubeObject => ({ ...config, metadata: { ...config.metadata, annotations: a } });
+    await cluster.apply([annotated({ 'denv.dev/a': '1', 'denv.dev/b': '2' })]);
+    kube.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', annotations: { 'example.com/owner': 'ops' } } });
+    await cluster.apply([annotated({ 'denv.dev/a': '1' })]);
+    expect((kube.objects('ConfigMap')[0] as { metadata: { annotations: Record<string, string> } }).metadata.annotations).toEqual({ 'denv.dev/a': '1', 'example.com/owner': 'ops' });
+    // Leaving out every annotation of its own removes them; the map stays for the other manager's.
+    await cluster.apply([config]);
+    expect((kube.objects('ConfigMap')[0] as { metadata: { annotations: Record<string, string> } }).metadata.annotations).toEqual({ 'example.com/owner': 'ops' });
+  });
+
   it('refuses, before sending anything, a kind outside the plan kinds, another namespace, or a field the client would drop', async () => {
     const { kube, cluster } = await start();
     const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, data: {} };
