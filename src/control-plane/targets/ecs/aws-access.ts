@@ -20,6 +20,7 @@ import { AssumedRoleCache, sdkConfig, toSessionName } from './assume-role.js';
 import { awsCall, awsErrorName } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
 import type { AwsAccountRow } from './ecs-accounts.js';
+import { EcsTarget } from './ecs-target.js';
 import { partitionOf } from './vend-account.js';
 
 export class AwsAccess {
@@ -53,6 +54,11 @@ export class AwsAccess {
       throw err;
     });
     return this.principal;
+  }
+
+  /** An executor acting in `account` (close it when done). */
+  async target(account: AwsAccountRow, signal?: AbortSignal): Promise<EcsTarget> {
+    return new EcsTarget(await this.credentials(account, signal));
   }
 
   /** The credentials to act in `account` with, in its region. Throws a message that names the

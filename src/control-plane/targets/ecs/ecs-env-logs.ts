@@ -10,7 +10,6 @@ import type { EnvRow } from '../../store/rows.js';
 import type { AwsAccess } from './aws-access.js';
 import { loadAwsAccount } from './ecs-accounts.js';
 import { readEcsArtifact } from './ecs-artifact.js';
-import { EcsTarget } from './ecs-target.js';
 
 export async function ecsEnvLogs(db: Db, aws: AwsAccess, env: EnvRow, lines: number): Promise<LogLine[]> {
   if (!env.aws_account || !env.current_version) return [];
@@ -21,7 +20,7 @@ export async function ecsEnvLogs(db: Db, aws: AwsAccess, env: EnvRow, lines: num
   const account = await loadAwsAccount(db, env.aws_account);
   if (!rows[0] || !account) return [];
   const plan = readEcsArtifact(rows[0].artifact);
-  const target = new EcsTarget(await aws.credentials(account));
+  const target = await aws.target(account);
   try {
     const got = await target.logs(plan, Math.min(lines, 200));
     const offsets = contentOffsets(got.map((l) => `${l.at} ${l.stream} ${l.text}`));

@@ -11,7 +11,7 @@ import type { Db } from '../../store/db.js';
 import type { AwsAccess } from './aws-access.js';
 import { loadAwsAccount } from './ecs-accounts.js';
 import { readEcsArtifact } from './ecs-artifact.js';
-import { EcsTarget } from './ecs-target.js';
+import type { EcsTarget } from './ecs-target.js';
 
 interface DueRow { id: string; aws_account: string; current_version: string; artifact: string; spec: Spec }
 
@@ -27,7 +27,7 @@ export async function sweepEcsStatus(db: Db, aws: AwsAccess, log: (line: string)
     if (!account || account.removed_at) continue;
     let target: EcsTarget;
     try {
-      target = new EcsTarget(await aws.credentials(account));
+      target = await aws.target(account);
     } catch (err) {
       log(`ecs status: env ${env.id}: ${messageOf(err)}`);
       continue;

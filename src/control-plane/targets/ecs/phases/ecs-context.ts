@@ -9,14 +9,14 @@ import { PhaseFailed, type PhaseContext } from '../../../operations/phase.js';
 import { loadAwsAccount } from '../ecs-accounts.js';
 import { readEcsArtifact } from '../ecs-artifact.js';
 import type { EcsRunPlan } from '../ecs-plan.js';
-import { EcsTarget } from '../ecs-target.js';
+import type { EcsTarget } from '../ecs-target.js';
 
 export async function ecsTargetOf(ctx: PhaseContext): Promise<{ target: EcsTarget; account: string }> {
   const env = await ctx.env();
   if (!env.aws_account) throw new PhaseFailed('no AWS account was chosen for this env (planning sets it)');
   const row = await loadAwsAccount(ctx.db, env.aws_account);
   if (!row || row.removed_at) throw new PhaseFailed(`the env's AWS account ${env.aws_account} was removed`);
-  return { target: new EcsTarget(await ctx.aws.credentials(row, ctx.signal)), account: row.name };
+  return { target: await ctx.aws.target(row, ctx.signal), account: row.name };
 }
 
 /** The plan approved for deploy `deployment`. */
