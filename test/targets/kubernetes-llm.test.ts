@@ -31,12 +31,17 @@ const KEY_A = 'sk-test-a71c04e9d3b28f56';
 const KEY_B = 'sk-test-b5e2d8073c9a41f0';
 const FENCE = '```';
 const GUIDANCE = 'Keep the uploads claim at 1Gi and say so in the summary.';
+/** An environment value: the endpoint is shown a token for it (llm/sealed-values.ts), never the value. */
+const SECRET = 'tok-e2e-51c9f0a7d2';
+/** The spec's one value is the first sealed: the model copies its token. */
+const SECRET_TOKEN = 'denv:value:1';
 
 const compose = (hostname: string) => ({
   services: {
     web: {
       image: IMAGE,
       ports: ['8080'],
+      environment: { SHOP_TOKEN: SECRET },
       volumes: ['uploads:/srv/uploads'],
       'x-denv': { health: { path: '/healthz', port: 8080 }, edge: { hostnames: [hostname] } },
     },
@@ -46,13 +51,16 @@ const compose = (hostname: string) => ({
 });
 
 /** The model's manifests for env `<project>-<env>`: the deterministic plan, its Deployment given the
- *  model's image and an annotation of its own; `change` may break them further. */
+ *  model's image, an annotation of its own and the token it was shown for the secret; `change` may
+ *  break them further. */
 function modelManifests(facts: ClusterFacts, clusterEnv: string, hostname: string, change: (m: KubeObject) => KubeObject = (m) => m): KubeObject[] {
   const { manifests } = planKubernetes({ spec: parseSpec(compose(hostname)), envName: clusterEnv, facts, live: [], instructions: '', replacesVersion: null });
   return manifests.map((m) => {
     if (m.kind !== 'Deployment') return change(m);
     const copy = structuredClone(m) as KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
     copy.spec.template.spec.containers[0]!.image = MODEL_IMAGE;
+    const container = copy.spec.template.spec.containers[0] as unknown as { env: { name: string; value: string }[] };
+    container.env = container.env.map((e) => (e.value === SECRET ? { ...e, value: SECRET_TOKEN } : e));
     return change({ ...copy, metadata: { ...copy.metadata, annotations: { ...copy.metadata.annotations, 'example.test/planned-by': 'llm' } } });
   });
 }
@@ -152,6 +160,12 @@ describe('kubernetes target: the LLM planner', () => {
       ['system', 'user', 'assistant', 'user', 'assistant', 'user'],
     ]);
     expect(a.chats[0]![1]!.content).toContain('Environment: shop-production');
+    // The environment value never left denv: the endpoint saw its token only; the stored plan has the value.
+    for (const r of a.requests) expect(JSON.stringify(r)).not.toContain(SECRET);
+    expect(a.chats[0]![1]!.content).toContain(`value: ${SECRET_TOKEN}`);
+    const revealed = (await api.get(`/v1/envs/${productionId}/plans?reveal=true`)).body.items[0].artifact as string;
+    expect(revealed).toContain(SECRET);
+    expect(revealed).not.toContain(SECRET_TOKEN);
     expect(a.chats[1]![3]!.content).toMatch(/^That reply was rejected:\n- the ```yaml block is not valid YAML \(document 1\): /);
     expect(a.chats[2]![3]!.content).toBe(a.chats[1]![3]!.content);
     expect(a.chats[2]![5]!.content).toMatch(/^That reply was rejected:\n- document 5 \(ClusterRole shop-node-reader\): kind ClusterRole is not allowed in a denv plan/);
@@ -165,6 +179,7 @@ describe('kubernetes target: the LLM planner', () => {
     expect(deployment!.metadata.name).toBe('shop-production-web');
     expect(deployment!.metadata.annotations).toMatchObject({ 'example.test/planned-by': 'llm' });
     expect(deployment!.spec.template.spec.containers.map((c) => c.image)).toEqual([IMAGE]);
+    expect((deployment!.spec.template.spec.containers[0] as unknown as { env: { name: string; value: string }[] }).env).toContainEqual({ name: 'SHOP_TOKEN', value: SECRET });
     const applied = writes(kube).map((r) => r.path.split('/').slice(-2).join('/'));
     expect(applied.sort()).toEqual(['deployments/shop-production-web', 'ingresses/shop-production-web', 'persistentvolumeclaims/shop-production-uploads', 'services/shop-production-web']);
   }, 90_000);

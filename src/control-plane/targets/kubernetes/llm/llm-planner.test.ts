@@ -162,3 +162,41 @@ describe('planWithLlm', () => {
     expect(calls).toBe(0);
   });
 });
+
+describe('planWithLlm and environment values', () => {
+  const withSecret: LlmPlanInput = { ...input, spec: { ...spec, services: { web: { ...spec.services.web!, environment: { API_KEY: 'sk-live-9f3a77c1e2' } } } } };
+  const deployment = (value: string) =>
+    [
+      'Runs web with its API key.',
+      '',
+      `${FENCE}yaml`,
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: staging-web}',
+      'spec:',
+      '  template:',
+      '    spec:',
+      `      containers: [{name: web, image: ghcr.io/acme/web:2, env: [{name: API_KEY, value: "${value}"}, {name: PORT, value: "8080"}]}]`,
+      FENCE,
+    ].join('\n');
+
+  it("never sends a value to the endpoint, and the plan carries it where the model put the value's token", async () => {
+    const fake = await start([deployment('denv:value:1')]);
+    const plan = await planWithLlm(withSecret, { endpoint: { url: fake.url, key: KEY, model: MODEL }, validate });
+    expect(JSON.stringify(fake.requests)).not.toContain('sk-live-9f3a77c1e2');
+    expect(fake.chats[0]![1]!.content).toContain('value: denv:value:1');
+    const env = (plan.manifests[0] as unknown as { spec: { template: { spec: { containers: { env: unknown[] }[] } } } }).spec.template.spec.containers[0]!.env;
+    expect(env).toEqual([{ name: 'API_KEY', value: 'sk-live-9f3a77c1e2' }, { name: 'PORT', value: '8080' }]);
+    expect(plan.artifact).toContain('sk-live-9f3a77c1e2');
+    expect(plan.artifact).not.toContain('denv:value:');
+  });
+
+  it('shows the model a reply that altered a token, and takes the corrected one', async () => {
+    const fake = await start([deployment('Bearer denv:value:1'), deployment('denv:value:1')]);
+    const plan = await planWithLlm(withSecret, { endpoint: { url: fake.url, key: KEY, model: MODEL }, validate });
+    expect(plan.tries).toBe(2);
+    expect(fake.chats[1]![3]!.content).toBe(
+      'That reply was rejected:\n- document 1 (Deployment staging-web).spec.template.spec.containers[0].env[0].value: "Bearer denv:value:1" alters a value denv fills in: copy each denv:value:N token exactly, as the whole value\n\nReply again in the same format (the summary, then one ```yaml block) with the complete, corrected set of manifests.',
+    );
+  });
+});

@@ -15,6 +15,7 @@ import { manifestsYaml } from '../plan/manifests-yaml.js';
 import { chatCompletion, LlmEndpointError, type LlmEndpoint } from './chat-client.js';
 import { buildMessages, type LlmPlanInput, type PreviousTry } from './prompt.js';
 import { parseReply, type ParsedReply } from './reply.js';
+import { SealedValues } from './sealed-values.js';
 
 export interface LlmPlannerDeps {
   readonly endpoint: LlmEndpoint;
@@ -46,12 +47,14 @@ export async function planWithLlm(input: LlmPlanInput, deps: LlmPlannerDeps): Pr
   const maxTries = deps.maxTries ?? DEFAULT_MAX_TRIES;
   if (!Number.isInteger(maxTries) || maxTries < 1) throw new RangeError(`maxTries must be a whole number ≥ 1, got ${maxTries}`);
   const previous: PreviousTry[] = [];
+  // One set of tokens for every try: a value keeps its token, and the reply is read back with it.
+  const sealed = new SealedValues();
   let lastProblems: string[] = [];
   for (let tries = 1; tries <= maxTries; tries++) {
     deps.signal?.throwIfAborted();
     let reply: string;
     try {
-      reply = await chat(deps.endpoint, buildMessages(input, previous), { signal: deps.signal, timeoutMs: deps.timeoutMs });
+      reply = await chat(deps.endpoint, buildMessages(input, previous, sealed), { signal: deps.signal, timeoutMs: deps.timeoutMs });
     } catch (err) {
       if (deps.signal?.aborted || (err instanceof LlmEndpointError && err.cancelled)) throw err;
       // An endpoint that fails (HTTP error, unreachable, timeout, no text) uses up a try too: the
@@ -68,10 +71,11 @@ export async function planWithLlm(input: LlmPlanInput, deps: LlmPlannerDeps): Pr
       previous.push({ reply, problems: lastProblems });
       continue;
     }
-    const problems = deps.validate(parsed.docs);
+    const unsealed = sealed.unseal(parsed.docs);
+    const problems = [...deps.validate(unsealed.docs), ...unsealed.problems];
     if (problems.length === 0) {
       // validate passing is what makes these KubeObjects (apiVersion, kind, metadata.name at least).
-      const manifests = parsed.docs as KubeObject[];
+      const manifests = unsealed.docs as KubeObject[];
       // Written as the deterministic planner writes its artifact, not the model's text (its comments and layout).
       return { manifests, summary: parsed.summary, artifact: manifestsYaml(manifests), tries };
     }

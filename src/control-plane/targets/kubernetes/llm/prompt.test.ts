@@ -137,7 +137,7 @@ describe('buildMessages', () => {
         '  web:',
         '    env:',
         '      - name: DATABASE_HOST',
-        '        value: ""', // no service db in this spec: Compose fills an unknown name with ""
+        "        value: denv:value:2", // the spec's values are tokens (sealed-values.ts); the spec's own (1) is the unfilled one""
         '      - name: DENV_ENV',
         '        value: prod',
         '      - name: DENV_SERVICE',
@@ -212,6 +212,19 @@ describe('buildMessages', () => {
     const all = buildMessages(input, []).map((m) => m.content).join('\n');
     expect(all).not.toContain('c3VwZXItc2VjcmV0');
     expect(all).toContain('"contents": "withheld"');
+  });
+
+  it("never sends an environment value, the spec's or a live object's, nor a live ConfigMap's data; denv's own variables show as they are", () => {
+    const secretSpec: Spec = { ...spec, services: { web: { ...spec.services.web!, environment: { DB_PASSWORD: 'pw-spec-6c1e', DATABASE_URL: 'postgres://app:pw-url-77ab@${DENV_DB_HOST}/app' } } } };
+    const liveWithEnv: KubeObject = {
+      ...liveDeployment,
+      spec: { replicas: 4, template: { spec: { containers: [{ name: 'web', image: 'x', env: [{ name: 'EXTRA', value: 'pw-live-0d4f' }, { name: 'PORT', value: '8080' }] }] } } },
+    };
+    const liveConfig: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { token: 'pw-config-93b2' } };
+    const all = buildMessages({ ...input, spec: secretSpec, live: [liveWithEnv, liveConfig] }, []).map((m) => m.content).join('\n');
+    for (const secret of ['pw-spec-6c1e', 'pw-url-77ab', 'pw-live-0d4f', 'pw-config-93b2']) expect(all).not.toContain(secret);
+    expect(all).toMatch(/- name: EXTRA\n\s+value: denv:value:\d+/);
+    expect(all).toMatch(/- name: PORT\n\s+value: "8080"/);
   });
 
   it('asks for an Ingress only with an ingress class, and for TLS only with cert-manager', () => {

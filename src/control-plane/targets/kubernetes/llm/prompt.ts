@@ -22,6 +22,7 @@ import { LABEL_VOLUME, serviceLabels, volumeLabels } from '../plan/plan-labels.j
 import { planNames } from '../plan/plan-names.js';
 import { DEFAULT_CLAIM_SIZE } from '../plan/pvc-manifest.js';
 import type { ChatMessage } from './chat-client.js';
+import { SealedValues, TOKEN_PREFIX } from './sealed-values.js';
 
 export interface LlmPlanInput {
   readonly spec: Spec;
@@ -51,10 +52,12 @@ const API_VERSIONS = {
   ConfigMap: 'v1',
 } as const satisfies Record<PlanKind, string>;
 
-export function buildMessages(input: LlmPlanInput, previous: readonly PreviousTry[]): ChatMessage[] {
+/** `sealed` stands in for every environment value shown (sealed-values.ts); the planner keeps it
+ *  across tries to restore the values in the reply. */
+export function buildMessages(input: LlmPlanInput, previous: readonly PreviousTry[], sealed = new SealedValues()): ChatMessage[] {
   const messages: ChatMessage[] = [
     { role: 'system', content: systemMessage(input) },
-    { role: 'user', content: userMessage(input) },
+    { role: 'user', content: userMessage(input, sealed) },
   ];
   for (const p of previous) {
     messages.push({ role: 'assistant', content: p.reply });
@@ -105,6 +108,8 @@ function systemMessage(input: LlmPlanInput): string {
     "- Workloads: one Deployment per service of the spec, running the service's image exactly as given, with its command (as args),",
     '  entrypoint (as command), working_dir, ports and the env given under "Derived by denv" (values are literal; nothing fills',
     '  ${DENV_…} references on the cluster).',
+    `- Values: every environment value (and ConfigMap data value) is shown as a token such as ${TOKEN_PREFIX}3; denv puts the real value`,
+    '  back after your reply. Copy each token exactly, as the whole value where it is used; never change, split, join or invent one.',
     '- Probes: every container that has them under "Derived by denv" has that readinessProbe and livenessProbe (timings may be',
     '  relaxed if the instructions ask).',
     '- Resources: every container has resources.requests (cpu, memory) and resources.limits (memory, and cpu when given):',
@@ -124,8 +129,8 @@ function systemMessage(input: LlmPlanInput): string {
   ].join('\n');
 }
 
-function userMessage(input: LlmPlanInput): string {
-  const live = orderedLive(input.live);
+function userMessage(input: LlmPlanInput, sealed: SealedValues): string {
+  const live = orderedLive(input.live, sealed);
   return [
     `Environment: ${input.envName}`,
     `Namespace: ${input.facts.namespace}`,
@@ -133,7 +138,7 @@ function userMessage(input: LlmPlanInput): string {
     '',
     '## Compose spec',
     '```json',
-    JSON.stringify(sortedKeys(specForPrompt(input.spec)), null, 2),
+    JSON.stringify(sortedKeys(specForPrompt(input.spec, sealed)), null, 2),
     '```',
     '',
     '## Cluster facts',
@@ -143,7 +148,7 @@ function userMessage(input: LlmPlanInput): string {
     '',
     '## Derived by denv',
     '```yaml',
-    stringify(sortedKeys(derived(input)), { lineWidth: 0 }).trimEnd(),
+    stringify(sortedKeys(derived(input, sealed)), { lineWidth: 0 }).trimEnd(),
     '```',
     '',
     `## Live objects (${live.length})`,
@@ -166,7 +171,7 @@ function retryMessage(problems: readonly string[]): string {
 }
 
 /** Per service and volume: what the deterministic planner's helpers make of the input (see the header). */
-function derived(input: LlmPlanInput): unknown {
+function derived(input: LlmPlanInput, sealed: SealedValues): unknown {
   const { spec, envName, live, facts } = input;
   const names = planNames(spec, envName, live);
   const ingressClass = ingressClassOf(facts);
@@ -185,7 +190,7 @@ function derived(input: LlmPlanInput): unknown {
         {
           names: { deployment: n.deployment, service: n.service, ingress: n.ingress, tls_secret: n.tlsSecret, container: n.container },
           labels: serviceLabels(envName, name),
-          env: containerEnv(svc, ownedVariables(spec, names, envName, name)),
+          env: sealedEnv(containerEnv(svc, ownedVariables(spec, names, envName, name)), sealed),
           ...probes,
           resources: containerResources(svc.limits),
           ...(ingressClass && (svc.edge?.hostnames.length ?? 0) > 0 ? { ingress: { class: ingressClass, hosts: svc.edge!.hostnames, tls: ingressTls(svc, facts) } } : {}),
@@ -199,12 +204,40 @@ function derived(input: LlmPlanInput): unknown {
 
 /**
  * The spec without what must not leave denv: packed file contents (secrets, configs, bind mounts)
- * become their paths only. Environment values stay — the Deployment must carry them.
+ * become their paths only, environment values tokens (sealed-values.ts).
  */
-function specForPrompt(spec: Spec): unknown {
-  if (!spec.files) return spec;
+function specForPrompt(spec: Spec, sealed: SealedValues): unknown {
+  const services = Object.fromEntries(
+    Object.entries(spec.services).map(([name, svc]) => [name, { ...svc, environment: Object.fromEntries(Object.entries(svc.environment).map(([k, v]) => [k, sealed.seal(v)])) }]),
+  );
+  if (!spec.files) return { ...spec, services };
   const files = Object.fromEntries(Object.entries(spec.files).map(([name, tree]) => [name, { kind: tree.kind, paths: tree.entries.map((e) => e.path), contents: 'withheld' }]));
-  return { ...spec, files };
+  return { ...spec, services, files };
+}
+
+/** denv's own variables (DENV_*, PORT: container-env.ts) are names and ports, shown as they are;
+ *  every other value is the spec's and is shown as a token. */
+const denvOwned = (name: string) => name === 'PORT' || name.startsWith('DENV_');
+function sealedEnv(env: readonly { name: string; value: string }[], sealed: SealedValues): { name: string; value: string }[] {
+  return env.map((e) => (denvOwned(e.name) ? e : { name: e.name, value: sealed.seal(e.value) }));
+}
+
+/** A live object with its containers' env values (but denv's own) and a ConfigMap's data values as tokens. */
+function sealLive(o: Record<string, unknown>, sealed: SealedValues): Record<string, unknown> {
+  if (o.kind === 'ConfigMap' && o.data && typeof o.data === 'object') {
+    return { ...o, data: Object.fromEntries(Object.entries(o.data as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? sealed.seal(v) : v])) };
+  }
+  const pod = (o.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+  if (o.kind !== 'Deployment' || !pod) return o;
+  const sealContainers = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((c: { env?: unknown }) =>
+          Array.isArray(c.env) ? { ...c, env: c.env.map((e: { name?: unknown; value?: unknown }) => (typeof e.value === 'string' && !denvOwned(String(e.name)) ? { ...e, value: sealed.seal(e.value) } : e)) } : c,
+        )
+      : list;
+  const spec = o.spec as { template: Record<string, unknown> };
+  const podSpec = { ...pod, containers: sealContainers(pod.containers), ...(pod.initContainers ? { initContainers: sealContainers(pod.initContainers) } : {}) };
+  return { ...o, spec: { ...spec, template: { ...spec.template, spec: podSpec } } };
 }
 
 // Server-set metadata: noise to the model (and managedFields is most of an object's size).
@@ -212,7 +245,7 @@ const SERVER_METADATA = ['uid', 'resourceVersion', 'creationTimestamp', 'generat
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Live objects by kind then name, keys sorted, without status and server-set metadata. */
-function orderedLive(live: readonly KubeObject[]): unknown[] {
+function orderedLive(live: readonly KubeObject[], sealed: SealedValues): unknown[] {
   return [...live]
     .sort((a, b) => compare(a.kind, b.kind) || compare(a.metadata.name, b.metadata.name))
     .map((o) => {
@@ -224,7 +257,7 @@ function orderedLive(live: readonly KubeObject[]): unknown[] {
         if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
         else delete metadata.annotations;
       }
-      return sortedKeys({ ...rest, metadata });
+      return sortedKeys(sealLive({ ...rest, metadata }, sealed));
     });
 }
 
