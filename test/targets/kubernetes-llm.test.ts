@@ -20,6 +20,7 @@ import { Api, waitFor } from '../helpers/api.js';
 import { FAST_TIMINGS } from '../helpers/harness.js';
 import { startKubeApiServer, type KubeApiServer } from '../helpers/kube-api-server.js';
 import { startOpenAiServer, type FakeOpenAi } from '../helpers/openai-server.js';
+import { parsePrometheusText } from '../helpers/prometheus-text.js';
 import { denvJson, spawnDenv, type Child } from '../helpers/processes.js';
 import { freshDataDir, storeOptions } from '../helpers/stores.js';
 
@@ -222,8 +223,11 @@ describe('kubernetes target: the LLM planner', () => {
     expect(dep.status).toBe('failed');
     expect(dep.phases.filter((p) => p.status !== 'skipped').map((p) => p.name)).toEqual(['verdict']);
     expect(dep.phases.at(-1)!.evidence).toMatchObject({ plan_failed: expect.stringMatching(/^the LLM planner gave no valid plan in 3 tries: /) });
-    // The failure is final: no planner sweep calls the endpoint again.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The failure is final: two whole planner passes later, the endpoint was not called again.
+    const passes = async () =>
+      parsePrometheusText(await (await fetch(`${cp.url}/metrics`)).text()).samples.find((x) => x.name === 'denv_sweep_duration_seconds_count' && x.labels.sweep === 'planner')?.value ?? 0;
+    const seen = await passes();
+    await waitFor(async () => (await passes()) >= seen + 2, 30_000, 'two more planner passes');
     expect(b.requests).toHaveLength(3);
     expect((await env(stagingId)).status).toBe('failed');
     expect(writes(kube).length).toBe(writesBefore);
