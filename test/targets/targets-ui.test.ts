@@ -92,6 +92,9 @@ describe('web UI of the kubernetes and aws_ecs targets', () => {
     expect(accountText).toContain(aws.url); // not AWS itself: its endpoint is shown
     expect(accountText).toContain(accountId);
     expect(await testid('aws-account-prod-handover').count()).toBe(0);
+    // How denv reaches it and whether it takes envs.
+    expect(await testid('aws-account-prod-kind').textContent()).toBe('keys');
+    expect(await testid('aws-account-prod-state').getAttribute('data-state')).toBe('ready');
     await shot('hosts');
   });
 
