@@ -156,6 +156,12 @@ export async function registryBody(o: RegistryOptions): Promise<{ registry_crede
   return { registry_credentials: { server: o.server!, username: o.username!, password } };
 }
 
+/** PATCH /v1/projects/{name} with `body`, and print the project as the control plane answers it (JSON with --json). */
+async function patchProject(c: Command, name: string, body: Record<string, unknown>): Promise<void> {
+  const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, body);
+  say(optionsOf<{ json?: boolean }>(c).json ? toJson(p) : formatProject(p));
+}
+
 export function registerProject(program: Command): void {
   const project = program
     .command('project')
@@ -209,10 +215,7 @@ export function registerProject(program: Command): void {
     .command('unlink <project>')
     .description('forget the linked repository, its credentials and webhook secret')
     .option('--json', 'print the project as JSON')
-    .action(async (name: string, _o: unknown, c: Command) => {
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, { repo: null, branch: null, auto_upgrade: false, git_credentials: null, webhook_secret: null });
-      say(optionsOf<{ json?: boolean }>(c).json ? toJson(p) : formatProject(p));
-    });
+    .action((name: string, _o: unknown, c: Command) => patchProject(c, name, { repo: null, branch: null, auto_upgrade: false, git_credentials: null, webhook_secret: null }));
   project
     .command('planner <project>')
     .description("choose the planner of the project's kubernetes envs: an LLM (any OpenAI-compatible endpoint) or the deterministic one (the default)")
@@ -229,11 +232,7 @@ export function registerProject(program: Command): void {
       'denv project planner shop --deterministic',
       '# the key is never shown again: denv project show prints the planner\'s URL and model only',
     ))
-    .action(async (name: string, _o: unknown, c: Command) => {
-      const opts = optionsOf<PlannerOptions & { json?: boolean }>(c);
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, await plannerBody(opts));
-      say(opts.json ? toJson(p) : formatProject(p));
-    });
+    .action(async (name: string, _o: unknown, c: Command) => patchProject(c, name, await plannerBody(optionsOf<PlannerOptions>(c))));
   project
     .command('registry <project>')
     .description('the login of the private registry the project\'s images are pulled from (AWS ECS puts it in a Secrets Manager secret of the account)')
@@ -248,9 +247,5 @@ export function registerProject(program: Command): void {
       'denv project registry shop --clear',
       '# the password is never shown again: denv project show prints the server and user name only',
     ))
-    .action(async (name: string, _o: unknown, c: Command) => {
-      const opts = optionsOf<RegistryOptions & { json?: boolean }>(c);
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, await registryBody(opts));
-      say(opts.json ? toJson(p) : formatProject(p));
-    });
+    .action(async (name: string, _o: unknown, c: Command) => patchProject(c, name, await registryBody(optionsOf<RegistryOptions>(c))));
 }
