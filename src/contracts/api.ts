@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration.js';
 import { dnsName } from './edge-settings.js';
+import { registryCredentialsSchema } from './registry-credentials.js';
 import { gitCredentialsSchema } from './source.js';
 
 export const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected lowercase letters, digits and -, starting with a letter or digit');
@@ -48,6 +49,9 @@ export const createProjectBody = z.strictObject({
   /** The base domain of its envs' hostnames (`<env>.<project>.<base>`); absent: the team's. */
   base_domain: dnsName.optional(),
   ...sourceFields,
+  /** The login of the private registry its images are pulled from on AWS ECS {server, username,
+   *  password}; the password is never shown again. */
+  registry_credentials: registryCredentialsSchema.optional(),
 });
 /** `PATCH /v1/projects/{p}`: a field left out keeps its value; null clears it. */
 export const updateProjectBody = z.strictObject({
@@ -58,6 +62,7 @@ export const updateProjectBody = z.strictObject({
   auto_upgrade: sourceFields.auto_upgrade,
   webhook_secret: sourceFields.webhook_secret.unwrap().nullable().optional(),
   git_credentials: sourceFields.git_credentials.unwrap().nullable().optional(),
+  registry_credentials: registryCredentialsSchema.nullable().optional(),
   /** The planner of the project's kubernetes envs: an OpenAI-compatible endpoint (`url` is its base,
    *  e.g. https://api.openai.com/v1); null: the deterministic planner. The key is never shown again. */
   planner: z

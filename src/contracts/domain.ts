@@ -177,6 +177,8 @@ export interface Project {
   readonly webhook_secret: boolean;
   /** The kind of credentials set for the repository, never the secret. */
   readonly git_credentials: { readonly kind: 'token' | 'ssh_key' } | null;
+  /** The private registry its images are pulled from (AWS ECS) and the user name; never the password. */
+  readonly registry_credentials: { readonly server: string; readonly username: string } | null;
   /** The planner of its kubernetes envs: null, the deterministic one; an LLM endpoint (its key never shown). */
   readonly planner: { readonly kind: 'llm'; readonly url: string; readonly model: string } | null;
   readonly approval: 'auto' | 'required';

@@ -5,11 +5,11 @@
  * the credentials it was started with.
  *
  * Protocols (what the SDK v3 clients send and parse):
- *  - ECS, CloudWatch Logs and Organizations: AWS JSON 1.1 — `POST /`, `Content-Type:
+ *  - ECS, CloudWatch Logs, Organizations and Secrets Manager: AWS JSON 1.1 — `POST /`, `Content-Type:
  *    application/x-amz-json-1.1`, `X-Amz-Target: AmazonEC2ContainerServiceV20141113.<Op>` /
- *    `Logs_20140328.<Op>` / `AWSOrganizationsV20161128.<Op>`, a JSON body; errors are HTTP 4xx with
- *    `{"__type": <code>, "message"}` and `x-amzn-ErrorType`. Timestamps are epoch seconds (ECS,
- *    Organizations) or epoch milliseconds (Logs' longs), as documented.
+ *    `Logs_20140328.<Op>` / `AWSOrganizationsV20161128.<Op>` / `secretsmanager.<Op>`, a JSON body;
+ *    errors are HTTP 4xx with `{"__type": <code>, "message"}` and `x-amzn-ErrorType`. Timestamps
+ *    are epoch seconds (ECS, Organizations, Secrets Manager) or epoch milliseconds (Logs' longs), as documented.
  *  - IAM and STS: AWS Query — form-encoded `Action=<Op>&Version=2010-05-08|2011-06-15&…` (lists as
  *    `X.member.N`); answers `<OpResponse><OpResult>…</OpResult><ResponseMetadata/>`, lists as
  *    `<member>`; errors `<ErrorResponse><Error><Type/><Code/><Message/></Error><RequestId/></ErrorResponse>`.
@@ -29,8 +29,8 @@
  *
  * Accounts (aws-api/account.ts): the configured keys act in `accountId`, the organization's
  * management account; `state` is its state. STS AssumeRole (aws-api/sts.ts) into a role of another
- * account issues keys that act in that account: ECS, Logs, IAM and EC2 calls signed with them read
- * and change that account's own state (clusters, services, roles, …: `account(id)`), and each call
+ * account issues keys that act in that account: ECS, Logs, IAM, EC2 and Secrets Manager calls signed with them read
+ * and change that account's own state (clusters, services, roles, secrets, …: `account(id)`), and each call
  * records the account it acted in. Organizations CreateAccount (aws-api/organizations.ts) vends new
  * accounts with an assumable OrganizationAccountAccessRole; `addAccount` / `addRole` make the
  * account and role a team would bring.
@@ -46,7 +46,22 @@
  * then RUNNING with an ENI and a public IP in 203.0.113.0/24 (TEST-NET-3) — or STOPPED (stopCode
  * TaskFailedToStart) with a reason: the one `failImage` gave its image, or what AWS says when the
  * execution role is missing, does not trust ecs-tasks.amazonaws.com, lacks
- * AmazonECSTaskExecutionRolePolicy, or the log group is missing. With the circuit breaker on, a
+ * AmazonECSTaskExecutionRolePolicy, or the log group is missing — or the image cannot be pulled.
+ *
+ * Private registries (`privateRegistry(server, login)`, server-wide): an image on `server` (its
+ * reference's first component when that holds a dot or a port or is `localhost`, else `docker.io`)
+ * pulls only when its container's `repositoryCredentials.credentialsParameter` names (by ARN or
+ * name) a Secrets Manager secret of the task's account, the execution role has an inline policy
+ * (PutRolePolicy) allowing secretsmanager:GetSecretValue on that secret's ARN (`*` wildcards
+ * honoured, a Deny wins), and the secret's current value is `{"username", "password"}` equal to
+ * the login. Otherwise the task stops as AWS says it: no repositoryCredentials or a wrong login →
+ * `CannotPullContainerError: … 401 Unauthorized`; a missing secret or one the role may not read →
+ * `ResourceInitializationError: unable to pull secrets or registry auth: … ResourceNotFoundException`
+ * / `AccessDeniedException …`. Secrets Manager itself (aws-api/secrets.ts): CreateSecret,
+ * DescribeSecret, GetSecretValue, PutSecretValue; IAM PutRolePolicy / GetRolePolicy (the document
+ * answered URL-encoded, as IAM does).
+ *
+ * With the circuit breaker on, a
  * deployment's first failed task marks it FAILED (AWS waits for a threshold, then rolls back; no
  * rollback is simulated: the older deployment keeps its tasks). When the PRIMARY is steady, older
  * deployments' tasks stop and the deployments go. A running task writes its log stream
@@ -74,9 +89,10 @@ import { ecsApi, stopTask } from './aws-api/ecs.js';
 import { iamApi } from './aws-api/iam.js';
 import { logsApi } from './aws-api/logs.js';
 import { organizationsApi } from './aws-api/organizations.js';
+import { secretsApi } from './aws-api/secrets.js';
 import { verifySigV4, type AuthFailure, type Principal } from './aws-api/sigv4.js';
 import { stsApi } from './aws-api/sts.js';
-import type { AwsCall, AwsService, FakeAwsState, FakeCreateAccountRequest, FakeRole, FakeSession } from './aws-api/types.js';
+import type { AwsCall, AwsService, FakeAwsState, FakeCreateAccountRequest, FakeRegistryLogin, FakeRole, FakeSession } from './aws-api/types.js';
 
 export { parseQueryForm } from './aws-api/codec.js';
 export type * from './aws-api/types.js';
@@ -106,6 +122,9 @@ export interface FakeAws {
   failImage(image: string, reason: string): void;
   /** Tasks of `image` stay PROVISIONING until the returned release is called. */
   holdImage(image: string): () => void;
+  /** Images on `server` (a host as image references name it, e.g. `ghcr.io`, `registry.example.test:5000`)
+   *  pull only with `login`, read by the execution role from the secret the container names. */
+  privateRegistry(server: string, login: FakeRegistryLogin): void;
   /** The RUNNING tasks of `image` (in every account) stop: their essential container exited, with
    *  `reason`. Returns how many stopped. */
   stopTasks(image: string, reason: string): number;
@@ -134,11 +153,12 @@ interface Account {
   readonly ctx: AccountContext;
   readonly ecs: Record<string, (i: any) => unknown>;
   readonly logs: Record<string, (i: any) => unknown>;
+  readonly secretsmanager: Record<string, (i: any) => unknown>;
   readonly iam: Record<string, (i: any) => Record<string, Xml> | null>;
   readonly ec2: Record<string, (i: any) => Record<string, Xml>>;
 }
 
-const JSON_TARGETS: Record<string, AwsService> = { AmazonEC2ContainerServiceV20141113: 'ecs', Logs_20140328: 'logs', AWSOrganizationsV20161128: 'organizations' };
+const JSON_TARGETS: Record<string, AwsService> = { AmazonEC2ContainerServiceV20141113: 'ecs', Logs_20140328: 'logs', AWSOrganizationsV20161128: 'organizations', secretsmanager: 'secretsmanager' };
 const QUERY_VERSIONS: Record<string, AwsService> = { '2010-05-08': 'iam', '2016-11-15': 'ec2', '2011-06-15': 'sts' };
 const XMLNS: Partial<Record<AwsService, string>> = { iam: 'https://iam.amazonaws.com/doc/2010-05-08/', sts: 'https://sts.amazonaws.com/doc/2011-06-15/' };
 const AUTH_CODES: Record<'json' | 'query' | 'ec2', Record<AuthFailure, string>> = {
@@ -154,6 +174,7 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
   const calls: AwsCall[] = [];
   const failing = new Map<string, string>();
   const held = new Set<string>();
+  const privateRegistries = new Map<string, FakeRegistryLogin>();
   let serial = 0;
   const next = () => ++serial;
 
@@ -163,8 +184,8 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
     const existing = accounts.get(id);
     if (existing) return existing;
     if (!/^\d{12}$/.test(id)) throw new Error(`addAccount: ${id} is not a 12-digit account id`);
-    const ctx: AccountContext = { accountId: id, region, state: newAccountState(region, o.defaultVpc !== false), startPolls: o.startPolls ?? 0, failing, held, next };
-    const account: Account = { ctx, ecs: ecsApi(ctx), logs: logsApi(ctx), iam: iamApi(ctx), ec2: ec2Api(ctx) };
+    const ctx: AccountContext = { accountId: id, region, state: newAccountState(region, o.defaultVpc !== false), startPolls: o.startPolls ?? 0, failing, held, privateRegistries, next };
+    const account: Account = { ctx, ecs: ecsApi(ctx), logs: logsApi(ctx), secretsmanager: secretsApi(ctx), iam: iamApi(ctx), ec2: ec2Api(ctx) };
     accounts.set(id, account);
     states.set(id, ctx.state);
     return account;
@@ -184,7 +205,7 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
     };
     const role: FakeRole = {
       RoleName: roleName, RoleId: `AROA${next().toString(16).padStart(17, '0').toUpperCase()}`, Arn: `arn:aws:iam::${accountId}:role/${roleName}`, Path: '/',
-      AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [statement] }), CreateDate: new Date(), policies: new Set(policies),
+      AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [statement] }), CreateDate: new Date(), policies: new Set(policies), inline: new Map(),
     };
     state.roles.set(roleName, role);
     return role;
@@ -271,7 +292,7 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
       accountId = caller.accountId;
       const account = accounts.get(caller.accountId)!;
 
-      if (service === 'ecs' || service === 'logs' || service === 'organizations') {
+      if (service === 'ecs' || service === 'logs' || service === 'secretsmanager' || service === 'organizations') {
         const fn = service === 'organizations' ? organizations[operation] : account[service][operation];
         if (!fn) throw bad('UnknownOperationException', `The stand-in does not implement ${operation}`);
         const out = fn(input, caller);
@@ -324,6 +345,9 @@ export async function startAwsApiServer(o: AwsApiServerOptions): Promise<FakeAws
     holdImage(image) {
       held.add(image);
       return () => void held.delete(image);
+    },
+    privateRegistry(server, login) {
+      privateRegistries.set(server.toLowerCase(), login);
     },
     stopTasks(image, reason) {
       const running = [...states.values()].flatMap((st) => [...st.tasks.values()]).filter((t) => t.image === image && t.lastStatus === 'RUNNING');

@@ -31,6 +31,9 @@ interface Fixture {
 
 const AWS_KEY_ID = 'AKIAALPHAALPHA000001';
 const AWS_SECRET = 'alpha-aws-secret-never-shown-000001';
+/** A's registry login (project registry_credentials): the password is never in any answer, to A or B; B sees not even the user. */
+const REGISTRY_USER = 'alpha-registry-user';
+const REGISTRY_PASSWORD = 'alpha-registry-password-never-shown-01';
 
 describe('cross-team matrix and masking', () => {
   let h: Harness;
@@ -43,7 +46,7 @@ describe('cross-team matrix and masking', () => {
     h = await startHarness();
     t = await twoTeams(h.cp.url, h.cp.adminToken);
     const team = (await t.a.get('/v1/tokens')).body.items.find((x: { id: string }) => x.id === t.aTokenId).team;
-    expect((await t.a.post('/v1/projects', { name: 'alpha-app' })).status).toBe(201);
+    expect((await t.a.post('/v1/projects', { name: 'alpha-app', registry_credentials: { server: 'registry.alpha.example', username: REGISTRY_USER, password: REGISTRY_PASSWORD } })).status).toBe(201);
     const project = (await t.a.get('/v1/projects/alpha-app')).body.id;
     const dep = await t.a.post('/v1/projects/alpha-app/deploy', {
       compose: { services: { web: { command: ['sleep', '300'], environment: { API_KEY: SECRET, MODE: 'plain' } } } },
@@ -63,7 +66,7 @@ describe('cross-team matrix and masking', () => {
     const edge = await t.a.req('PUT', '/v1/edge', { base_domain: 'alpha-zone.example', dns: { provider: 'powerdns', api_url: 'http://127.0.0.1:8081', api_key: EDGE_SECRET, zone: 'alpha-zone.example' } });
     expect(edge.status).toBe(200);
     a = { team, project, env, deployment: dep.body.deployment.id, version, plan, host: h.hostId, enrollmentKey, spareToken, cloud };
-    markers = [...Object.values(a), 'alpha-app', 'test-host', 'alpha-cloud', 'alpha-aws', AWS_KEY_ID, AWS_SECRET, SECRET, EDGE_SECRET, 'alpha-zone.example'];
+    markers = [...Object.values(a), 'alpha-app', 'test-host', 'alpha-cloud', 'alpha-aws', AWS_KEY_ID, AWS_SECRET, SECRET, EDGE_SECRET, 'alpha-zone.example', REGISTRY_USER, REGISTRY_PASSWORD];
   }, 120_000);
 
   afterAll(async () => {
@@ -207,7 +210,11 @@ describe('cross-team matrix and masking', () => {
       const res = await t.a.get(path);
       expect(res.status, path).toBe(200);
       expect(JSON.stringify(res.body), path).not.toContain(SECRET);
+      expect(JSON.stringify(res.body), path).not.toContain(REGISTRY_PASSWORD);
     }
+    // Not even reveal shows the registry password: only that it is set, with the server and user.
+    for (const path of ['/v1/projects/alpha-app?reveal=true', '/v1/projects?reveal=true']) expect(JSON.stringify((await t.a.get(path)).body), path).not.toContain(REGISTRY_PASSWORD);
+    expect((await t.a.get('/v1/projects/alpha-app')).body.registry_credentials).toEqual({ server: 'registry.alpha.example', username: REGISTRY_USER });
     const versions = (await t.a.get(`/v1/envs/${a.env}/versions`)).body.items;
     expect(versions[0].services.web.environment).toMatchObject({ API_KEY: '***', MODE: '***' });
     const plan = (await t.a.get(`/v1/envs/${a.env}/plans`)).body.items[0];

@@ -79,7 +79,7 @@ describe('denv project planner', () => {
   it('shows the planner in denv project show: the URL and model, or deterministic', () => {
     const project: Project = {
       id: 'prj_1', name: 'shop', team: 'team_1', compose: null, repo: null, branch: null, compose_path: 'compose.yaml', auto_upgrade: false, webhook_secret: false,
-      git_credentials: null, planner: { kind: 'llm', url: URL_, model: 'gpt-4.1-mini' }, approval: 'required', require_signed: false, base_domain: null, created_at: '2030-01-01T00:00:00Z',
+      git_credentials: null, registry_credentials: null, planner: { kind: 'llm', url: URL_, model: 'gpt-4.1-mini' }, approval: 'required', require_signed: false, base_domain: null, created_at: '2030-01-01T00:00:00Z',
     };
     expect(formatProject(project)).toMatch(/^planner: +llm: gpt-4\.1-mini at https:\/\/api\.openai\.com\/v1$/m);
     expect(formatProject({ ...project, planner: null })).toMatch(/^planner: +deterministic$/m);

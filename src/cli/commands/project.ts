@@ -1,9 +1,11 @@
 /**
- * `denv project show|link|unlink|planner`: a project's settings, its linked repository (DESIGN
- * "Source", issue 13) and the planner of its kubernetes envs (DESIGN §9), through PATCH
- * /v1/projects/{p}. An HTTPS token and a webhook secret come from stdin or an environment variable
- * (secret-input.ts); a deploy key and an LLM API key may also come from a file. The answer never
- * carries them: the control plane says only whether they are set (the planner: its URL and model).
+ * `denv project show|link|unlink|planner|registry`: a project's settings, its linked repository
+ * (DESIGN "Source", issue 13), the planner of its kubernetes envs (DESIGN §9) and the login of its
+ * images' private registry (seed 002's registry-pull secret on AWS ECS), through PATCH
+ * /v1/projects/{p}. An HTTPS token, a webhook secret and a registry password come from stdin or an
+ * environment variable (secret-input.ts); a deploy key and an LLM API key may also come from a
+ * file. The answer never carries them: the control plane says only whether they are set (the
+ * planner: its URL and model; the registry: its server and user name).
  */
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -28,6 +30,7 @@ export function formatProject(p: Project): string {
     ['approval', p.approval],
     ['base domain', p.base_domain ?? "— (the team's)"],
     ['planner', p.planner ? `llm: ${p.planner.model} at ${p.planner.url}` : 'deterministic'],
+    ['registry', p.registry_credentials ? `${p.registry_credentials.server} as ${p.registry_credentials.username} (password set)` : '—'],
   ]);
 }
 
@@ -126,6 +129,39 @@ export async function plannerBody(o: PlannerOptions): Promise<{ planner: { kind:
   return { planner: { kind: 'llm', url: o.llmUrl!, model: o.model!, key } };
 }
 
+/** Where `--password-stdin` and the environment look for the registry password. */
+export const REGISTRY_PASSWORD_ENV = 'DENV_REGISTRY_PASSWORD';
+
+interface RegistryOptions {
+  readonly server?: string;
+  readonly username?: string;
+  readonly passwordStdin?: boolean;
+  readonly clear?: boolean;
+}
+
+/**
+ * The PATCH body `denv project registry` sends: `{registry_credentials: null}` for --clear, else the
+ * server, user name and password (from --password-stdin or DENV_REGISTRY_PASSWORD — never an
+ * argument). Missing or clashing flags are USAGE errors, checked before the password is read.
+ */
+export async function registryBody(o: RegistryOptions): Promise<{ registry_credentials: { server: string; username: string; password: string } | null }> {
+  const given = [o.server !== undefined && '--server', o.username !== undefined && '--username', o.passwordStdin && '--password-stdin'].filter((f): f is string => Boolean(f));
+  if (o.clear) {
+    if (given.length > 0) throw new CliError('USAGE', `--clear forgets the registry login: leave out ${given.join(', ')}`);
+    return { registry_credentials: null };
+  }
+  const missing = [o.server === undefined && '--server <host> (e.g. ghcr.io or registry.example.com:5000)', o.username === undefined && '--username <name>'].filter((f): f is string => Boolean(f));
+  if (missing.length > 0) throw new CliError('USAGE', `missing ${missing.join(' and ')} (or --clear)`);
+  const password = await readSecret({ what: 'the registry password', fromStdin: o.passwordStdin ?? false, stdinFlag: '--password-stdin', envVar: REGISTRY_PASSWORD_ENV });
+  return { registry_credentials: { server: o.server!, username: o.username!, password } };
+}
+
+/** PATCH /v1/projects/{name} with `body`, and print the project as the control plane answers it (JSON with --json). */
+async function patchProject(c: Command, name: string, body: Record<string, unknown>): Promise<void> {
+  const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, body);
+  say(optionsOf<{ json?: boolean }>(c).json ? toJson(p) : formatProject(p));
+}
+
 export function registerProject(program: Command): void {
   const project = program
     .command('project')
@@ -138,6 +174,7 @@ export function registerProject(program: Command): void {
       'denv project unlink shop',
       'denv project planner shop --llm-url https://api.openai.com/v1 --model gpt-4.1-mini --key-file ~/.config/denv/openai-key',
       'denv project planner shop --deterministic',
+      'gh auth token | denv project registry shop --server ghcr.io --username octocat --password-stdin',
     ));
   project
     .command('show <project>')
@@ -178,10 +215,7 @@ export function registerProject(program: Command): void {
     .command('unlink <project>')
     .description('forget the linked repository, its credentials and webhook secret')
     .option('--json', 'print the project as JSON')
-    .action(async (name: string, _o: unknown, c: Command) => {
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, { repo: null, branch: null, auto_upgrade: false, git_credentials: null, webhook_secret: null });
-      say(optionsOf<{ json?: boolean }>(c).json ? toJson(p) : formatProject(p));
-    });
+    .action((name: string, _o: unknown, c: Command) => patchProject(c, name, { repo: null, branch: null, auto_upgrade: false, git_credentials: null, webhook_secret: null }));
   project
     .command('planner <project>')
     .description("choose the planner of the project's kubernetes envs: an LLM (any OpenAI-compatible endpoint) or the deterministic one (the default)")
@@ -198,9 +232,20 @@ export function registerProject(program: Command): void {
       'denv project planner shop --deterministic',
       '# the key is never shown again: denv project show prints the planner\'s URL and model only',
     ))
-    .action(async (name: string, _o: unknown, c: Command) => {
-      const opts = optionsOf<PlannerOptions & { json?: boolean }>(c);
-      const p = await clientFor(c).patch<Project>(`/v1/projects/${seg(name)}`, await plannerBody(opts));
-      say(opts.json ? toJson(p) : formatProject(p));
-    });
+    .action(async (name: string, _o: unknown, c: Command) => patchProject(c, name, await plannerBody(optionsOf<PlannerOptions>(c))));
+  project
+    .command('registry <project>')
+    .description('the login of the private registry the project\'s images are pulled from (AWS ECS puts it in a Secrets Manager secret of the account)')
+    .option('--server <host>', 'the registry host as image references name it: ghcr.io, registry.example.com:5000, docker.io')
+    .option('--username <name>', 'the user name')
+    .option('--password-stdin', `the password or access token, from stdin (else ${REGISTRY_PASSWORD_ENV})`)
+    .option('--clear', 'forget the login (images are then pulled without one)')
+    .option('--json', 'print the project as JSON')
+    .addHelpText('after', examples(
+      'gh auth token | denv project registry shop --server ghcr.io --username octocat --password-stdin',
+      `${REGISTRY_PASSWORD_ENV}=… denv project registry shop --server registry.example.com:5000 --username deploy`,
+      'denv project registry shop --clear',
+      '# the password is never shown again: denv project show prints the server and user name only',
+    ))
+    .action(async (name: string, _o: unknown, c: Command) => patchProject(c, name, await registryBody(optionsOf<RegistryOptions>(c))));
 }

@@ -38,11 +38,12 @@ export const projectRoutes = [
       const exists = await db.query('select 1 from projects where team = $1 and name = $2', [auth.team, body.name]);
       if (exists.length > 0) throw new DenvError('CONFLICT', `project "${body.name}" already exists`);
       const rows = await db.query<ProjectRow>(
-        `insert into projects (id, team, name, compose, repo, branch, approval, require_signed, base_domain, compose_path, auto_upgrade, webhook_secret, git_credentials)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) returning *`,
+        `insert into projects (id, team, name, compose, repo, branch, approval, require_signed, base_domain, compose_path, auto_upgrade, webhook_secret, git_credentials, registry_credentials)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning *`,
         [
           newId('project'), auth.team, body.name, stored === null ? null : JSON.stringify(stored), repo, body.branch ?? null, body.approval ?? 'auto', body.require_signed ?? false,
           body.base_domain ?? null, body.compose_path ?? 'compose.yaml', body.auto_upgrade ?? false, body.webhook_secret ?? null, body.git_credentials ? JSON.stringify(body.git_credentials) : null,
+          body.registry_credentials ? JSON.stringify(body.registry_credentials) : null,
         ],
       );
       return toProject(rows[0]!);
@@ -65,8 +66,9 @@ export const projectRoutes = [
   route({
     method: 'PATCH', url: '/v1/projects/:project', body: updateProjectBody, scope: 'admin',
     summary:
-      "Change a project's settings {base_domain?, repo?, branch?, compose_path?, auto_upgrade?, webhook_secret?, git_credentials?, planner?}: a field left out keeps its value, null clears it " +
-      "(base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's. planner: {kind: llm, url, model, key} plans the project's kubernetes envs through an OpenAI-compatible endpoint, null the deterministic planner; webhook_secret, git_credentials and the planner's key are never shown again)",
+      "Change a project's settings {base_domain?, repo?, branch?, compose_path?, auto_upgrade?, webhook_secret?, git_credentials?, registry_credentials?, planner?}: a field left out keeps its value, null clears it " +
+      "(base_domain: its envs' hostnames are <env>.<project>.<base>; null: the team's. planner: {kind: llm, url, model, key} plans the project's kubernetes envs through an OpenAI-compatible endpoint, null the deterministic planner. " +
+      'registry_credentials: {server, username, password}, the login AWS ECS pulls its images from a private registry with; webhook_secret, git_credentials, the password and the planner\'s key are never shown again)',
     async handler({ db, sources }, { auth, body, params }) {
       const project = await findProject(db, auth.team, params.project!);
       const repo = body.repo ? sources.checkRepo(body.repo) : body.repo;
@@ -80,6 +82,7 @@ export const projectRoutes = [
       if (body.auto_upgrade !== undefined) changes.push(['auto_upgrade', body.auto_upgrade]);
       if (body.webhook_secret !== undefined) changes.push(['webhook_secret', body.webhook_secret]);
       if (body.git_credentials !== undefined) changes.push(['git_credentials', body.git_credentials === null ? null : JSON.stringify(body.git_credentials)]);
+      if (body.registry_credentials !== undefined) changes.push(['registry_credentials', body.registry_credentials === null ? null : JSON.stringify(body.registry_credentials)]);
       if (body.planner !== undefined) changes.push(['planner', body.planner === null ? null : JSON.stringify(body.planner)]);
       return db.tx(async (tx) => {
         const set = changes.map(([column], i) => `${column} = $${i + 2}`).join(', ');
@@ -90,7 +93,7 @@ export const projectRoutes = [
         // Audit: who changed what (the edge sweep moves the envs' hostnames on its next pass); secrets only as "set".
         await appendEvent(tx, {
           team: auth.team, subject: `project:${project.id}`, type: 'project.changed',
-          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: after.base_domain, repo: after.repo, branch: after.branch, compose_path: after.compose_path, auto_upgrade: after.auto_upgrade, webhook_secret: after.webhook_secret, git_credentials: after.git_credentials, planner: after.planner },
+          data: { fields: Object.keys(body).sort(), token: auth.tokenId, base_domain: after.base_domain, repo: after.repo, branch: after.branch, compose_path: after.compose_path, auto_upgrade: after.auto_upgrade, webhook_secret: after.webhook_secret, git_credentials: after.git_credentials, registry_credentials: after.registry_credentials, planner: after.planner },
         });
         return projectView(rows[0]!, false);
       });

@@ -452,6 +452,17 @@ alter table aws_accounts add column failure_reason text;
 alter table env_plans add column namespace text;
 `,
   },
+  {
+    id: 18,
+    name: 'project-registry-credentials',
+    sql: `
+-- Seed 002: the login of the private registry a project's images are pulled from on AWS ECS
+-- {server, username, password}. Kept in clear like git_credentials: the control plane writes it into
+-- a Secrets Manager secret of the env's account, which the task's execution role reads to pull. The
+-- API shows the server and user name only, never the password.
+alter table projects add column registry_credentials jsonb;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */

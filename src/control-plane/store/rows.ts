@@ -1,5 +1,6 @@
 /** Row → API shape mappers. Timestamps leave the store as ISO strings. */
 import type { Deployment, DeploymentKind, DeploymentStatus, DenvEvent, Endpoint, Env, EnvEdge, EnvStage, EnvStatus, EnvTarget, Host, HostFacts, HostStatus, Phase, Project, Version } from '../../contracts/domain.js';
+import type { RegistryCredentials } from '../../contracts/registry-credentials.js';
 import type { GitCredentials } from '../../contracts/source.js';
 import type { Spec } from '../../contracts/spec.js';
 
@@ -49,6 +50,8 @@ export interface ProjectRow {
   compose_path: string; auto_upgrade: boolean; webhook_secret: string | null; git_credentials: GitCredentials | null; created_at: unknown;
   /** Migration 15: the LLM planner of its kubernetes envs (key in clear, never shown). */
   planner?: ProjectPlanner | null;
+  /** Migration 18: the login of its images' private registry (password in clear, never shown). */
+  registry_credentials?: RegistryCredentials | null;
 }
 /** A project's LLM planner as stored (`PATCH /v1/projects/{p}` planner). */
 export interface ProjectPlanner { readonly kind: 'llm'; readonly url: string; readonly model: string; readonly key: string }
@@ -58,6 +61,7 @@ export const toProject = (r: ProjectRow): Project => ({
   repo: r.repo, branch: r.branch, compose_path: r.compose_path, auto_upgrade: r.auto_upgrade, webhook_secret: r.webhook_secret !== null,
   git_credentials: r.git_credentials ? { kind: r.git_credentials.kind } : null,
   planner: r.planner ? { kind: r.planner.kind, url: r.planner.url, model: r.planner.model } : null,
+  registry_credentials: r.registry_credentials ? { server: r.registry_credentials.server, username: r.registry_credentials.username } : null,
   approval: r.approval as Project['approval'], require_signed: r.require_signed, base_domain: r.base_domain, created_at: isoReq(r.created_at),
 });
 

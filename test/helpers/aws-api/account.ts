@@ -1,10 +1,10 @@
 /**
- * One AWS account of the local AWS API server: its state (ECS, Logs, IAM and EC2 resources) and
+ * One AWS account of the local AWS API server: its state (ECS, Logs, IAM, EC2 and Secrets Manager resources) and
  * what the service modules need to act in it. The server keeps one per account id — its own and
  * each one Organizations vended or a test added — and a request acts in the account of the
  * credentials that signed it.
  */
-import type { FakeAwsState } from './types.js';
+import type { FakeAwsState, FakeRegistryLogin } from './types.js';
 
 export interface AccountContext {
   readonly accountId: string;
@@ -16,6 +16,8 @@ export interface AccountContext {
   readonly failing: ReadonlyMap<string, string>;
   /** Images whose tasks stay PROVISIONING while held (server-wide: `holdImage`). */
   readonly held: ReadonlySet<string>;
+  /** Registries whose images pull only with their login, by host (server-wide: `privateRegistry`). */
+  readonly privateRegistries: ReadonlyMap<string, FakeRegistryLogin>;
   /** The server-wide serial, so ids (sg-, eni-, AROA…) stay unique across accounts. */
   next(): number;
 }
@@ -34,6 +36,7 @@ export function newAccountState(region: string, defaultVpc: boolean): FakeAwsSta
     taskDefinitions: new Map(),
     services: new Map(),
     tasks: new Map(),
+    secrets: new Map(),
   };
   if (defaultVpc) {
     state.vpcs.push({ vpcId: DEFAULT_VPC, cidrBlock: '172.31.0.0/16', isDefault: true });

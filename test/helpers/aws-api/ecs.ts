@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { arnIn, type AccountContext } from './account.js';
 import { bad, epochSeconds, hex, list, now } from './codec.js';
-import type { FakeDeployment, FakeService, FakeTask, FakeTaskDefinition } from './types.js';
+import { findSecret } from './secrets.js';
+import type { FakeDeployment, FakeRole, FakeService, FakeTask, FakeTaskDefinition } from './types.js';
 
 export const EXECUTION_POLICY = /^arn:aws(-cn|-us-gov)?:iam::aws:policy\/service-role\/AmazonECSTaskExecutionRolePolicy$/;
 /** Fargate's cpu units → the memory sizes (MiB) it allows. */
@@ -21,6 +22,25 @@ const FARGATE_SIZES: Record<string, (mem: number) => boolean> = {
 };
 const NAME = /^[A-Za-z0-9_-]{1,255}$/;
 
+/** The registry an image pulls from: its first component when it holds a dot or a port or is
+ *  `localhost` (as Docker reads references), else Docker Hub. */
+function registryOf(image: string): string {
+  const first = image.includes('/') ? image.slice(0, image.indexOf('/')).toLowerCase() : '';
+  return first.includes('.') || first.includes(':') || first === 'localhost' ? first : 'docker.io';
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.+?^$|()[\]{}\\]/g, '\\$&');
+
+/** Whether one of the role's inline policies allows `action` on `resource` (and none denies it):
+ *  `*` in an action or a resource matches any characters. */
+function inlineAllows(role: FakeRole, action: string, resource: string): boolean {
+  const glob = (pattern: string, value: string, flags = '') => new RegExp(`^${pattern.split('*').map(escapeRegExp).join('.*')}$`, flags).test(value);
+  const matching = [...role.inline.values()].flatMap((doc) => list<any>(JSON.parse(doc).Statement)).filter(
+    (st) => list<string>(st.Action).some((a) => glob(a, action, 'i')) && list<string>(st.Resource).some((r) => glob(r, resource)),
+  );
+  return matching.some((st) => st.Effect === 'Allow') && !matching.some((st) => st.Effect === 'Deny');
+}
+
 /** The task stops (once): `code` is ECS's stopCode, `reason` its stoppedReason. */
 export function stopTask(t: FakeTask, code: string, reason: string): void {
   if (t.lastStatus === 'STOPPED') return;
@@ -28,7 +48,7 @@ export function stopTask(t: FakeTask, code: string, reason: string): void {
 }
 
 export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown> {
-  const { state, failing, held, startPolls } = ctx;
+  const { state, failing, held, startPolls, privateRegistries } = ctx;
   const arn = (service: string, resource: string) => arnIn(ctx, service, resource);
 
   const clusterOf = (nameOrArn: unknown) => {
@@ -63,7 +83,33 @@ export function ecsApi(ctx: AccountContext): Record<string, (i: any) => unknown>
     const group: string = td.input.containerDefinitions[0].logConfiguration.options['awslogs-group'];
     if (![...role.policies].some((p) => EXECUTION_POLICY.test(p))) return `ResourceInitializationError: failed to validate logger args: create stream has been retried 1 times: failed to create Cloudwatch log stream: AccessDeniedException: User is not authorized to perform: logs:CreateLogStream on resource ${group}`;
     if (!state.logGroups.has(group)) return 'ResourceInitializationError: failed to validate logger args: create stream has been retried 1 times: failed to create Cloudwatch log stream: ResourceNotFoundException: The specified log group does not exist.';
-    return null;
+    return pullFailure(td, image, role);
+  };
+
+  /** Why the image of a private registry cannot be pulled, as AWS says it, or null: the container
+   *  must name a secret of this account (`repositoryCredentials`) that the execution role may read
+   *  and whose value is the registry's login. */
+  const pullFailure = (td: FakeTaskDefinition, image: string, role: FakeRole): string | null => {
+    const server = registryOf(image);
+    const login = privateRegistries.get(server);
+    if (!login) return null;
+    const ref: unknown = td.input.containerDefinitions[0].repositoryCredentials?.credentialsParameter;
+    const unauthorized = (how: string) =>
+      `CannotPullContainerError: pull image manifest has been retried 5 time(s): failed to resolve ref ${image}: failed to authorize: failed to fetch ${how} token: unexpected status from GET request to https://${server}/token: 401 Unauthorized`;
+    if (ref === undefined) return unauthorized('anonymous');
+    const asm = 'ResourceInitializationError: unable to pull secrets or registry auth: execution resource retrieval failed: unable to retrieve secret from asm: service call has been retried 1 time(s)';
+    const secret = findSecret(ctx, ref);
+    if (!secret) return `${asm}: ResourceNotFoundException: Secrets Manager can't find the specified secret.`;
+    if (!inlineAllows(role, 'secretsmanager:GetSecretValue', secret.arn)) {
+      return `${asm}: AccessDeniedException: User: arn:aws:sts::${ctx.accountId}:assumed-role/${role.RoleName}/ecs-task is not authorized to perform: secretsmanager:GetSecretValue on resource: ${secret.arn} because no identity-based policy allows the secretsmanager:GetSecretValue action`;
+    }
+    let value: { username?: unknown; password?: unknown } = {};
+    try {
+      value = JSON.parse(secret.versions.at(-1)!.value);
+    } catch {
+      return `${asm}: the secret ${secret.arn} is not a JSON object of username and password`;
+    }
+    return value.username === login.username && value.password === login.password ? null : unauthorized('oauth');
   };
 
   const startTask = (s: FakeService, d: FakeDeployment, t: FakeTask) => {

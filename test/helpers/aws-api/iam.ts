@@ -1,6 +1,6 @@
 /**
  * IAM (AWS Query, `Version=2010-05-08`) in one account of the local AWS API server: the roles
- * ECS's execution role needs, and those STS lets callers assume.
+ * ECS's execution role needs (its managed and inline policies), and those STS lets callers assume.
  */
 import { ApiError, hex, type Xml } from './codec.js';
 import type { AccountContext } from './account.js';
@@ -35,7 +35,7 @@ export function iamApi(ctx: AccountContext): Record<string, (i: any) => Record<s
       }
       const r: FakeRole = {
         RoleName: i.RoleName, RoleId: `AROA${hex(ctx.next()).toUpperCase()}`, Arn: `arn:aws:iam::${accountId}:role${i.Path ?? '/'}${i.RoleName}`, Path: i.Path ?? '/',
-        AssumeRolePolicyDocument: i.AssumeRolePolicyDocument, Description: i.Description, CreateDate: new Date(), policies: new Set(),
+        AssumeRolePolicyDocument: i.AssumeRolePolicyDocument, Description: i.Description, CreateDate: new Date(), policies: new Set(), inline: new Map(),
       };
       state.roles.set(r.RoleName, r);
       return { Role: roleXml(r) };
@@ -45,6 +45,25 @@ export function iamApi(ctx: AccountContext): Record<string, (i: any) => Record<s
       if (typeof i.PolicyArn !== 'string' || !MANAGED_POLICY.test(i.PolicyArn)) throw new ApiError(404, 'NoSuchEntity', `Policy ${i.PolicyArn} does not exist or is not attachable.`);
       r.policies.add(i.PolicyArn);
       return null;
+    },
+    PutRolePolicy(i) {
+      const r = roleOf(i.RoleName);
+      if (typeof i.PolicyName !== 'string' || !/^[\w+=,.@-]{1,128}$/.test(i.PolicyName)) throw new ApiError(400, 'ValidationError', 'The specified value for policyName is invalid.');
+      try {
+        const doc = JSON.parse(i.PolicyDocument ?? '');
+        if (!doc.Statement) throw new Error('no Statement');
+      } catch {
+        throw new ApiError(400, 'MalformedPolicyDocument', 'This policy contains invalid Json');
+      }
+      r.inline.set(i.PolicyName, i.PolicyDocument);
+      return null;
+    },
+    GetRolePolicy(i) {
+      const r = roleOf(i.RoleName);
+      const doc = r.inline.get(String(i.PolicyName));
+      if (doc === undefined) throw new ApiError(404, 'NoSuchEntity', `The role policy with name ${i.PolicyName} cannot be found.`);
+      // IAM answers policy documents URL-encoded (RFC 3986).
+      return { RoleName: r.RoleName, PolicyName: i.PolicyName, PolicyDocument: encodeURIComponent(doc) };
     },
   };
 

@@ -3,7 +3,7 @@
  * (test/helpers/aws-api-server.ts). Tests read these; the service modules beside this file change them.
  */
 
-export type AwsService = 'ecs' | 'logs' | 'iam' | 'ec2' | 'sts' | 'organizations';
+export type AwsService = 'ecs' | 'logs' | 'iam' | 'ec2' | 'sts' | 'organizations' | 'secretsmanager';
 
 export interface AwsCall {
   readonly service: AwsService | 'unknown';
@@ -24,8 +24,23 @@ export interface FakeRole {
   AssumeRolePolicyDocument: string;
   Description?: string;
   CreateDate: Date;
+  /** Attached managed policies, by ARN. */
   policies: Set<string>;
+  /** Inline policies (PutRolePolicy): name → the policy document as sent (JSON). */
+  inline: Map<string, string>;
 }
+/** A Secrets Manager secret; its versions in order, the last one AWSCURRENT. */
+export interface FakeSecret {
+  readonly arn: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly tags: { Key: string; Value: string }[];
+  readonly versions: { id: string; value: string; createdAt: number }[];
+  readonly createdAt: number;
+  lastChangedAt: number;
+}
+/** A registry the server treats as private (`privateRegistry`): its images pull only with this login. */
+export interface FakeRegistryLogin { readonly username: string; readonly password: string }
 export interface FakeLogStream { name: string; createdAt: number; events: { timestamp: number; message: string; ingestionTime: number }[] }
 export interface FakeLogGroup { name: string; createdAt: number; streams: Map<string, FakeLogStream>; tags: Record<string, string> }
 export interface FakeSecurityGroup {
@@ -95,6 +110,8 @@ export interface FakeAwsState {
   /** By `<cluster>/<service name>`. */
   readonly services: Map<string, FakeService>;
   readonly tasks: Map<string, FakeTask>;
+  /** Secrets Manager secrets, by name. */
+  readonly secrets: Map<string, FakeSecret>;
 }
 
 /** An Organizations CreateAccount request, as DescribeCreateAccountStatus reports it. */

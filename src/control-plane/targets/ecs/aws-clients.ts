@@ -8,6 +8,7 @@ import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 export interface EcsCredentials {
   readonly accessKeyId: string;
@@ -25,6 +26,8 @@ export interface AwsClients {
   readonly iam: IAMClient;
   readonly ec2: EC2Client;
   readonly logs: CloudWatchLogsClient;
+  /** The registry-pull secret (ensure-pull-secret.ts). */
+  readonly secrets: SecretsManagerClient;
 }
 
 export function makeAwsClients(c: EcsCredentials): AwsClients {
@@ -34,7 +37,7 @@ export function makeAwsClients(c: EcsCredentials): AwsClients {
     ...(c.endpoint ? { endpoint: c.endpoint } : {}),
     ...(c.maxAttempts ? { maxAttempts: c.maxAttempts } : {}),
   };
-  return { ecs: new ECSClient(config), iam: new IAMClient(config), ec2: new EC2Client(config), logs: new CloudWatchLogsClient(config) };
+  return { ecs: new ECSClient(config), iam: new IAMClient(config), ec2: new EC2Client(config), logs: new CloudWatchLogsClient(config), secrets: new SecretsManagerClient(config) };
 }
 
 export function closeAwsClients(clients: AwsClients): void {

@@ -30,7 +30,7 @@ export interface DeployedService {
 export async function deployService(
   aws: AwsClients,
   plan: EcsRunPlan,
-  found: { readonly executionRoleArn: string; readonly image?: string; readonly network: EcsNetwork },
+  found: { readonly executionRoleArn: string; readonly image?: string; readonly pullSecretArn?: string; readonly network: EcsNetwork },
   signal?: AbortSignal,
 ): Promise<DeployedService> {
   const opts = { abortSignal: signal };

@@ -20,6 +20,8 @@ const artifact = z.strictObject({
   container: z.strictObject({ name, service: name, port: z.number().int().min(1).max(65535), portFrom: z.enum(PORT_SOURCES) }),
   executionRole: z.strictObject({ name, policyArn: z.string().startsWith('arn:') }),
   logGroup: z.string().min(1).max(512),
+  // Absent in plans made before pull secrets, and when the image needs no login.
+  pullSecret: z.strictObject({ server: name, secretName: z.string().regex(/^[A-Za-z0-9/_+=.@-]{1,512}$/, "expected a Secrets Manager secret name"), policyName: z.string().regex(/^[\w+=,.@-]{1,128}$/, 'expected an IAM policy name') }).optional(),
   taskDefinition: z.looseObject({ family: name, containerDefinitions: z.array(z.looseObject({ name })).length(1) }),
   service: z.strictObject({
     cluster: name,

@@ -5,6 +5,7 @@
 import type { IpPermission, SecurityGroup } from '@aws-sdk/client-ec2';
 import type { CreateServiceCommandInput, NetworkConfiguration, RegisterTaskDefinitionCommandInput, UpdateServiceCommandInput } from '@aws-sdk/client-ecs';
 import { DenvError } from '../../../contracts/errors.js';
+import { canonicalJson } from '../../../lib/canonical-json.js';
 import { NO_IMAGE, type EcsRunPlan } from './ecs-plan.js';
 
 /** What apply found or made in the account for the service's network. */
@@ -17,12 +18,41 @@ export interface EcsNetwork {
 export const ANYWHERE = '0.0.0.0/0';
 
 /** The task definition to register: the plan's, with the execution role's ARN and the image
- *  (`image` replaces the plan's, e.g. a build of a linked repository). Throws without any image. */
-export function registerInput(plan: EcsRunPlan, found: { readonly executionRoleArn: string; readonly image?: string }): RegisterTaskDefinitionCommandInput {
+ *  (`image` replaces the plan's, e.g. a build of a linked repository), and — when the plan pulls
+ *  with the project's registry login — the pull secret's ARN as the container's
+ *  `repositoryCredentials`. Throws without any image. */
+export function registerInput(plan: EcsRunPlan, found: { readonly executionRoleArn: string; readonly image?: string; readonly pullSecretArn?: string }): RegisterTaskDefinitionCommandInput {
   const [container, ...rest] = plan.taskDefinition.containerDefinitions ?? [];
   const image = found.image ?? container?.image;
   if (!container || !image) throw new DenvError('BAD_REQUEST', NO_IMAGE);
-  return { ...plan.taskDefinition, executionRoleArn: found.executionRoleArn, containerDefinitions: [{ ...container, image }, ...rest] };
+  const credentials = found.pullSecretArn ? { repositoryCredentials: { credentialsParameter: found.pullSecretArn } } : {};
+  return { ...plan.taskDefinition, executionRoleArn: found.executionRoleArn, containerDefinitions: [{ ...container, image, ...credentials }, ...rest] };
+}
+
+/** The pull secret's value, as ECS reads private registry credentials: `{"username", "password"}`. */
+export const pullSecretValue = (login: { readonly username: string; readonly password: string }): string => JSON.stringify({ username: login.username, password: login.password });
+
+/** Whether a stored secret value holds this login (and nothing else): unchanged, it is not written again. */
+export function holdsLogin(stored: string | undefined, login: { readonly username: string; readonly password: string }): boolean {
+  try {
+    const v = JSON.parse(stored ?? '') as Record<string, unknown>;
+    return Object.keys(v).length === 2 && v.username === login.username && v.password === login.password;
+  } catch {
+    return false;
+  }
+}
+
+/** The execution role's inline policy: it may read the pull secret, and only that. */
+export const pullSecretPolicy = (secretArn: string): string =>
+  JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secretArn }] });
+
+/** Whether the role's policy (as GetRolePolicy answers it: URL-encoded JSON) is `wanted`. */
+export function samePolicy(stored: string | undefined, wanted: string): boolean {
+  try {
+    return canonicalJson(JSON.parse(decodeURIComponent(stored ?? ''))) === canonicalJson(JSON.parse(wanted));
+  } catch {
+    return false;
+  }
 }
 
 function networkConfiguration(plan: EcsRunPlan, net: EcsNetwork): NetworkConfiguration {

@@ -15,9 +15,10 @@ import { DenvError } from '../../../contracts/errors.js';
 import type { ServiceSpec, Spec } from '../../../contracts/spec-types.js';
 import { containerPort } from './container-port.js';
 import { summarizeEcsPlan } from './ecs-summary.js';
+import { planPullSecret } from './pull-secret-plan.js';
 import type { EcsPlanInput, EcsRunPlan } from './ecs-run-plan.js';
 
-export type { EcsPlanInput, EcsRunPlan, EcsServicePlan } from './ecs-run-plan.js';
+export type { EcsPlanInput, EcsPullSecretPlan, EcsRunPlan, EcsServicePlan } from './ecs-run-plan.js';
 
 /** The cluster every env of an AWS account runs in (kept by teardown). */
 export const ECS_CLUSTER = 'denv';
@@ -118,12 +119,14 @@ export function planEcs(input: EcsPlanInput): EcsPlan {
   const name = serviceName.replace(/[^A-Za-z0-9_-]/g, '-');
   const logGroup = `/denv/${envName}`;
   const tags: Tag[] = [{ key: 'denv:env', value: envName }];
+  const pullSecret = planPullSecret(service.image ?? null, input.registry ?? null);
   const run: EcsRunPlan = {
     envName,
     region: account.region,
     container: { name, service: serviceName, port, portFrom: from },
     executionRole: { name: ECS_EXECUTION_ROLE, policyArn: `arn:${awsPartition(account.region)}:iam::aws:policy/service-role/AmazonECSTaskExecutionRolePolicy` },
     logGroup,
+    ...(pullSecret ? { pullSecret } : {}),
     taskDefinition: {
       family: `denv-${envName}`,
       cpu: FARGATE_CPU,

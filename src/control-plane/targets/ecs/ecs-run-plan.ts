@@ -14,6 +14,22 @@ export interface EcsPlanInput {
   /** The version this plan replaces (the service is then updated in place), null for a first deploy. */
   readonly replacesVersion: number | null;
   readonly account: { readonly region: string };
+  /** The project's registry login, by its server only (the user name and password are handed to
+   *  the executor at apply, never planned), and the project's name, which names the secret. Absent
+   *  or null: the project has none. */
+  readonly registry?: { readonly project: string; readonly server: string } | null;
+}
+
+/** Seed 002's registry-pull secret: the image is on the project's private registry, so apply
+ *  ensures a Secrets Manager secret holding the login, lets the execution role read it, and
+ *  registers the container with `repositoryCredentials` naming the secret's ARN. */
+export interface EcsPullSecretPlan {
+  /** The registry host (lower case; Docker Hub as `docker.io`). */
+  readonly server: string;
+  /** The secret's name in the account (pull-secret-plan.ts). */
+  readonly secretName: string;
+  /** The execution role's inline policy allowing secretsmanager:GetSecretValue on the secret. */
+  readonly policyName: string;
 }
 
 /** What CreateService/UpdateService need beyond the task definition; the network (subnets, the
@@ -52,6 +68,9 @@ export interface EcsRunPlan {
    *  (the plan does not know the account id), so `taskDefinition.executionRoleArn` is unset here. */
   readonly executionRole: { readonly name: string; readonly policyArn: string };
   readonly logGroup: string;
+  /** Set when the container pulls with the project's registry login; absent otherwise (and in
+   *  plans made before there were pull secrets). */
+  readonly pullSecret?: EcsPullSecretPlan;
   /** The container's `image` is unset when it comes from a build (a linked repository): apply must be given one. */
   readonly taskDefinition: RegisterTaskDefinitionCommandInput;
   readonly service: EcsServicePlan;

@@ -4,6 +4,7 @@
  * reachable, and what of the Compose file an ECS target does not carry, so nothing is dropped
  * silently. Pure.
  */
+import { imageRegistry } from '../../../contracts/registry-credentials.js';
 import type { ServiceSpec } from '../../../contracts/spec-types.js';
 import type { PortSource } from './container-port.js';
 import type { EcsPlanInput, EcsRunPlan } from './ecs-run-plan.js';
@@ -28,9 +29,25 @@ function notCarried(s: ServiceSpec): string[] {
   return out;
 }
 
+/** Whether the image is pulled with the project's registry login, in one line; null when the
+ *  project has none. A login the image does not use is said too: a server typed wrong shows here,
+ *  not as a failed pull after approval. */
+function pullLine(plan: EcsRunPlan, service: ServiceSpec, input: EcsPlanInput): string | null {
+  const pull = plan.pullSecret;
+  if (pull) {
+    return `- The image is pulled from the private registry ${pull.server} with the project's registry login, kept in Secrets Manager secret ${pull.secretName}` +
+      ` (made, or given the new login when it changed); execution role ${plan.executionRole.name} may read it (inline policy ${pull.policyName}).`;
+  }
+  if (!input.registry) return null;
+  const where = service.image ? `the image is not on it (${imageRegistry(service.image)})` : 'the image is built at apply';
+  return `- The project's registry login for ${input.registry.server} is not used: ${where}.`;
+}
+
 export function summarizeEcsPlan(plan: EcsRunPlan, service: ServiceSpec, input: EcsPlanInput): string {
   const { container, service: svc } = plan;
   const image = service.image ? `image ${service.image}` : 'the image built from the linked repository';
+  const pull = pullLine(plan, service, input);
+  const kept = [`cluster ${svc.cluster}`, `role ${plan.executionRole.name}`, `log group ${plan.logGroup}`, `security group ${svc.securityGroupName}`, ...(plan.pullSecret ? [`secret ${plan.pullSecret.secretName}`] : [])];
   const lines = [
     `${input.replacesVersion !== null ? `Upgrade env ${plan.envName} from version ${input.replacesVersion}` : `Deploy env ${plan.envName}`}` +
       ` to AWS ECS on Fargate in ${plan.region}: service ${container.service} (${image}).`,
@@ -38,7 +55,8 @@ export function summarizeEcsPlan(plan: EcsRunPlan, service: ServiceSpec, input: 
     `- Service ${svc.serviceName} on cluster ${svc.cluster}: ${svc.desiredCount} task with a public IP, reachable at http://<task public IP>:${container.port}.`,
     `- Security group ${svc.securityGroupName} in the default VPC opens TCP ${container.port} to the internet.`,
     `- Logs go to CloudWatch Logs group ${plan.logGroup}; the task runs with execution role ${plan.executionRole.name}.`,
-    `- Made when missing and kept on teardown: cluster ${svc.cluster}, role ${plan.executionRole.name}, log group ${plan.logGroup}, security group ${svc.securityGroupName}. Teardown deletes only the service.`,
+    ...(pull ? [pull] : []),
+    `- Made when missing and kept on teardown: ${kept.join(', ')}. Teardown deletes only the service.`,
   ];
   if (input.replacesVersion !== null) lines.push('The service is updated in place: new tasks start beside the old ones, and a deployment whose tasks keep failing is rolled back.');
   const left = notCarried(service);

@@ -7,6 +7,7 @@ import { startAwsApiServer, type AwsApiServerOptions, type FakeAws } from '../..
 import type { Spec } from '../../../contracts/spec-types.js';
 import { DescribeVpcsCommand } from '@aws-sdk/client-ec2';
 import { GetRoleCommand } from '@aws-sdk/client-iam';
+import { CreateSecretCommand, DescribeSecretCommand, GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { AwsCallError } from './aws-call.js';
 import { closeAwsClients, makeAwsClients } from './aws-clients.js';
 import { planEcs, type EcsPlan } from './ecs-plan.js';
@@ -130,7 +131,7 @@ describe('EcsTarget against the local AWS API server', () => {
     fake.state.roles.set('denv-ecs-execution', {
       RoleName: 'denv-ecs-execution', RoleId: 'AROAEXAMPLE', Arn: `arn:aws:iam::${fake.accountId}:role/denv-ecs-execution`, Path: '/',
       AssumeRolePolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: 'ecs-tasks.amazonaws.com' }, Action: 'sts:AssumeRole' }] }),
-      CreateDate: new Date(), policies: new Set(),
+      CreateDate: new Date(), policies: new Set(), inline: new Map(),
     });
     const first = await target.apply(plan());
     expect(first.created).not.toContain('role denv-ecs-execution');
@@ -308,5 +309,164 @@ describe('EcsTarget against the local AWS API server', () => {
     const other = planEcs({ spec: spec('a/web:1'), envName: 'prod', instructions: '', replacesVersion: null, account: { region: 'us-east-1' } });
     await expect(target.apply(other)).rejects.toThrow('the plan is for region us-east-1, the target\'s credentials for eu-central-1');
     expect(fake.calls).toEqual([]);
+  });
+});
+
+describe('EcsTarget: the registry-pull secret (seed 002), against a registry the server keeps private', () => {
+  const IMAGE = 'ghcr.io/acme/web:1';
+  const LOGIN = { server: 'ghcr.io', username: 'octocat', password: 'ghp_first-password-0001' };
+  const SECRET = 'denv/registry/shop/ghcr.io';
+  const POLICY = 'denv-pull-shop@ghcr.io';
+  const pulling = (image = IMAGE, replacesVersion: number | null = null) =>
+    planEcs({ spec: spec(image), envName: 'prod', instructions: 'listens on 3000', replacesVersion, account: { region: REGION }, registry: { project: 'shop', server: 'ghcr.io' } });
+  async function privateSetup() {
+    const s = await setup();
+    s.fake.privateRegistry('ghcr.io', { username: LOGIN.username, password: LOGIN.password });
+    return s;
+  }
+  const current = (fake: FakeAws) => JSON.parse(fake.state.secrets.get(SECRET)!.versions.at(-1)!.value);
+  const stable = (target: EcsTarget, p: EcsPlan, arn: string) => target.waitStable(p, { timeoutMs: 5000, intervalMs: 10, taskDefinitionArn: arn });
+
+  test('the first apply makes the secret and the role policy, and registers the container with the secret\'s ARN; the task pulls and runs', async () => {
+    const { fake, target } = await privateSetup();
+    const p = pulling();
+    const out = await target.apply(p, { registryCredentials: LOGIN });
+    expect(out.created).toEqual([
+      'cluster denv',
+      'role denv-ecs-execution',
+      `secret ${SECRET}`,
+      `role policy denv-ecs-execution/${POLICY}`,
+      'log group /denv/prod',
+      expect.stringMatching(/^security group denv-prod \(sg-[0-9a-f]+\)$/),
+      'ingress tcp/3000',
+      'task definition denv-prod:1',
+      'service denv-prod',
+    ]);
+    expect(ops(fake).slice(4, 10)).toEqual([
+      'iam:AttachRolePolicy',
+      'secretsmanager:GetSecretValue → ResourceNotFoundException',
+      'secretsmanager:CreateSecret',
+      'iam:GetRolePolicy → NoSuchEntity',
+      'iam:PutRolePolicy',
+      'logs:CreateLogGroup',
+    ]);
+    const secret = fake.state.secrets.get(SECRET)!;
+    expect(secret.arn).toMatch(new RegExp(`^arn:aws:secretsmanager:${REGION}:${fake.accountId}:secret:denv/registry/shop/ghcr\\.io-[A-Za-z0-9]{6}$`));
+    expect(current(fake)).toEqual({ username: LOGIN.username, password: LOGIN.password });
+    expect(secret.tags).toEqual([{ Key: 'denv:managed-by', Value: 'denv' }]);
+    expect(JSON.parse(fake.state.roles.get('denv-ecs-execution')!.inline.get(POLICY)!)).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: secret.arn }],
+    });
+    const registered = fake.calls.find((c) => c.operation === 'RegisterTaskDefinition')!.input;
+    expect(registered.containerDefinitions[0].repositoryCredentials).toEqual({ credentialsParameter: secret.arn });
+    // The login travels only in the Secrets Manager call that writes it.
+    const carrying = fake.calls.filter((c) => JSON.stringify(c.input).includes(LOGIN.password)).map((c) => c.operation);
+    expect(carrying).toEqual(['CreateSecret']);
+    expect(await stable(target, p, out.taskDefinitionArn)).toEqual({ outcome: 'stable', polls: 1, runningCount: 1 });
+  });
+
+  test('a second apply with the same login writes nothing new for it; a changed login is put as a new value, the policy left as it is', async () => {
+    const { fake, target } = await privateSetup();
+    await target.apply(pulling(), { registryCredentials: LOGIN });
+    const mark = fake.calls.length;
+    const again = await target.apply(pulling(IMAGE, 1), { registryCredentials: LOGIN });
+    expect(again.created).toEqual(['task definition denv-prod:2']);
+    expect(ops(fake, mark).filter((o) => /^(secretsmanager|iam):/.test(o))).toEqual(['iam:GetRole', 'iam:AttachRolePolicy', 'secretsmanager:GetSecretValue', 'iam:GetRolePolicy']);
+    expect(fake.state.secrets.get(SECRET)!.versions).toHaveLength(1);
+
+    // The registry's password is rotated: the running task keeps running; the new login is written once.
+    const rotated = { ...LOGIN, password: 'ghp_second-password-0002' };
+    fake.privateRegistry('ghcr.io', { username: rotated.username, password: rotated.password });
+    const mark2 = fake.calls.length;
+    const changed = await target.apply(pulling(IMAGE, 2), { registryCredentials: rotated });
+    expect(changed.created).toEqual([`secret value ${SECRET}`, 'task definition denv-prod:3']);
+    expect(ops(fake, mark2).filter((o) => o.startsWith('secretsmanager:'))).toEqual(['secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
+    expect(fake.calls.slice(mark2).some((c) => c.operation === 'PutRolePolicy')).toBe(false);
+    expect(fake.state.secrets.get(SECRET)!.versions).toHaveLength(2);
+    expect(current(fake)).toEqual({ username: rotated.username, password: rotated.password });
+    expect(await stable(target, pulling(), changed.taskDefinitionArn)).toMatchObject({ outcome: 'stable', runningCount: 1 });
+  });
+
+  test('a private image without the login: the task stops with CannotPullContainerError, and the deployment fails', async () => {
+    const { fake, target } = await privateSetup();
+    const p = plan(IMAGE); // the project has no registry login: nothing pulls with one
+    expect(p.pullSecret).toBeUndefined();
+    const out = await target.apply(p);
+    expect(fake.state.secrets.size).toBe(0);
+    expect(fake.calls.find((c) => c.operation === 'RegisterTaskDefinition')!.input.containerDefinitions[0]).not.toHaveProperty('repositoryCredentials');
+    expect(await stable(target, p, out.taskDefinitionArn)).toEqual({ outcome: 'failed', polls: 1, reason: 'ECS deployment circuit breaker: tasks failed to start.' });
+    const [pod] = (await target.liveStatus(p)).workloads[0]!.pods;
+    expect(pod).toMatchObject({ phase: 'STOPPED', ready: false });
+    expect(pod!.reason).toMatch(/^CannotPullContainerError: pull image manifest has been retried 5 time\(s\): failed to resolve ref ghcr\.io\/acme\/web:1: failed to authorize: .*401 Unauthorized$/);
+  });
+
+  test('the server checks what the task pulls with: a role without the policy, and a secret holding an old login, stop the replacement task', async () => {
+    const { fake, target } = await privateSetup();
+    const p = pulling();
+    const out = await target.apply(p, { registryCredentials: LOGIN });
+    await stable(target, p, out.taskDefinitionArn);
+    const secretArn = fake.state.secrets.get(SECRET)!.arn;
+
+    fake.state.roles.get('denv-ecs-execution')!.inline.delete(POLICY);
+    expect(fake.stopTasks(IMAGE, 'Essential container in task exited')).toBe(1);
+    expect(await stable(target, p, out.taskDefinitionArn)).toMatchObject({ outcome: 'failed' });
+    const denied = (await target.liveStatus(p)).workloads[0]!.pods.map((x) => x.reason);
+    expect(denied).toContain(
+      `ResourceInitializationError: unable to pull secrets or registry auth: execution resource retrieval failed: unable to retrieve secret from asm: service call has been retried 1 time(s): AccessDeniedException: User: arn:aws:sts::${fake.accountId}:assumed-role/denv-ecs-execution/ecs-task is not authorized to perform: secretsmanager:GetSecretValue on resource: ${secretArn} because no identity-based policy allows the secretsmanager:GetSecretValue action`,
+    );
+
+    // Apply mends the policy; the registry then takes another password than the secret holds.
+    const mended = await target.apply(pulling(IMAGE, 1), { registryCredentials: LOGIN });
+    expect(mended.created).toEqual([`role policy denv-ecs-execution/${POLICY}`, 'task definition denv-prod:2']);
+    expect(await stable(target, p, mended.taskDefinitionArn)).toMatchObject({ outcome: 'stable' });
+    fake.privateRegistry('ghcr.io', { username: LOGIN.username, password: 'changed-at-the-registry' });
+    fake.stopTasks(IMAGE, 'Essential container in task exited');
+    expect(await stable(target, p, mended.taskDefinitionArn)).toMatchObject({ outcome: 'failed' });
+    expect((await target.liveStatus(p)).workloads[0]!.pods.map((x) => x.reason)).toContainEqual(expect.stringMatching(/^CannotPullContainerError: .*failed to fetch oauth token: .*401 Unauthorized$/));
+  });
+
+  test('a plan that pulls with a login is refused before any call when apply is given none, or one for another registry', async () => {
+    const { fake, target } = await privateSetup();
+    await expect(target.apply(pulling())).rejects.toThrow("the plan pulls the image from ghcr.io with the project's registry login, and apply was given none");
+    await expect(target.apply(pulling(), { registryCredentials: { ...LOGIN, server: 'registry.example.com' } })).rejects.toThrow('the plan pulls the image from ghcr.io, and apply was given a registry login for registry.example.com');
+    expect(fake.calls).toEqual([]);
+  });
+
+  test('Secrets Manager (JSON 1.1, SigV4 scoped to secretsmanager) answers with its documented errors', async () => {
+    const { fake } = await setup();
+    const c = makeAwsClients({ ...KEYS, region: REGION, endpoint: fake.url, maxAttempts: 1 });
+    try {
+      const name = async (p: Promise<unknown>) => p.then(() => 'ok', (e: Error) => e.name);
+      expect(await name(c.secrets.send(new GetSecretValueCommand({ SecretId: 'denv/none' })))).toBe('ResourceNotFoundException');
+      const made = await c.secrets.send(new CreateSecretCommand({ Name: 'denv/x', SecretString: '{"username":"u","password":"p"}', Description: 'd' }));
+      expect(await name(c.secrets.send(new CreateSecretCommand({ Name: 'denv/x', SecretString: '{}' })))).toBe('ResourceExistsException');
+      expect(await name(c.secrets.send(new CreateSecretCommand({ Name: 'denv x', SecretString: '{}' })))).toBe('InvalidParameterException');
+      await c.secrets.send(new PutSecretValueCommand({ SecretId: made.ARN!, SecretString: '{"username":"u","password":"q"}' }));
+      const read = await c.secrets.send(new GetSecretValueCommand({ SecretId: 'denv/x' }));
+      expect(read).toMatchObject({ ARN: made.ARN, Name: 'denv/x', SecretString: '{"username":"u","password":"q"}', VersionStages: ['AWSCURRENT'] });
+      expect(read.CreatedDate).toBeInstanceOf(Date);
+      const described = await c.secrets.send(new DescribeSecretCommand({ SecretId: made.ARN! }));
+      expect(described).toMatchObject({ ARN: made.ARN, Name: 'denv/x', Description: 'd' });
+      expect(Object.values(described.VersionIdsToStages ?? {}).sort()).toEqual([['AWSCURRENT'], ['AWSPREVIOUS']]);
+    } finally {
+      closeAwsClients(c);
+    }
+    const wrong = makeAwsClients({ ...KEYS, secretAccessKey: 'wrong', region: REGION, endpoint: fake.url, maxAttempts: 1 });
+    try {
+      expect(await wrong.secrets.send(new GetSecretValueCommand({ SecretId: 'denv/x' })).catch((e: Error) => e.name)).toBe('InvalidSignatureException');
+    } finally {
+      closeAwsClients(wrong);
+    }
+  });
+
+  test('teardown keeps the secret and the role\'s policy (scaffolding, like the role)', async () => {
+    const { fake, target } = await privateSetup();
+    const p = pulling();
+    await target.apply(p, { registryCredentials: LOGIN });
+    expect(await target.teardown(p)).toEqual({ existed: true });
+    expect(fake.state.secrets.has(SECRET)).toBe(true);
+    expect(fake.state.roles.get('denv-ecs-execution')!.inline.has(POLICY)).toBe(true);
+    expect(fake.operations().filter((o) => /:(Delete|Remove)/.test(o))).toEqual(['ecs:DeleteService']);
   });
 });

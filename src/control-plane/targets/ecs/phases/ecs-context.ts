@@ -3,13 +3,14 @@
  * the one approved for a deploy, or the one of the env's current version — read back from its
  * artifact, so exactly what was approved is applied.
  */
+import { normalRegistry, type RegistryCredentials } from '../../../../contracts/registry-credentials.js';
 import type { Spec } from '../../../../contracts/spec.js';
 import { approvedArtifact } from '../../../lifecycle/plans.js';
 import { PhaseFailed, type PhaseContext } from '../../../operations/phase.js';
 import { loadAwsAccount } from '../ecs-accounts.js';
 import { readEcsArtifact } from '../ecs-artifact.js';
 import type { EcsRunPlan } from '../ecs-plan.js';
-import type { EcsTarget } from '../ecs-target.js';
+import type { EcsApplyOptions, EcsTarget } from '../ecs-target.js';
 
 export async function ecsTargetOf(ctx: PhaseContext): Promise<{ target: EcsTarget; account: string }> {
   const env = await ctx.env();
@@ -36,6 +37,31 @@ export async function versionPlan(ctx: PhaseContext, version: string): Promise<{
 /** The service's image: the spec's one image service (the plan names it too; this wins, as on a cluster). */
 export function imageOf(spec: Spec): string | undefined {
   return Object.values(spec.services).find((s) => s.image)?.image ?? undefined;
+}
+
+/**
+ * The project's registry login when `plan` pulls with it (seed 002's registry-pull secret): read
+ * now, at apply, from the project — the plan says only *that* it is used. A project whose login was
+ * cleared since, or now names another registry, fails the phase saying what to do; nothing is written.
+ */
+export async function registryLogin(ctx: PhaseContext, plan: EcsRunPlan): Promise<RegistryCredentials | undefined> {
+  const pull = plan.pullSecret;
+  if (!pull) return undefined;
+  const rows = await ctx.db.query<{ name: string; registry_credentials: RegistryCredentials | null }>('select p.name, p.registry_credentials from envs e join projects p on p.id = e.project where e.id = $1', [ctx.deployment.env]);
+  const login = rows[0]?.registry_credentials ?? null;
+  if (login && normalRegistry(login.server) === pull.server) return login;
+  const now = login ? `a login for ${login.server} now` : 'none now';
+  throw new PhaseFailed(
+    `the plan pulls the image from ${pull.server} with the project's registry login, and the project has ${now}: set it again (denv project registry ${rows[0]?.name ?? '<project>'} --server ${pull.server} …) or re-plan`,
+    { registry: pull.server },
+  );
+}
+
+/** What apply is given beside the plan: the spec's image and the project's registry login (when the plan pulls with it). */
+export async function applyOptions(ctx: PhaseContext, plan: EcsRunPlan, spec: Spec): Promise<EcsApplyOptions> {
+  const image = imageOf(spec);
+  const registryCredentials = await registryLogin(ctx, plan);
+  return { ...(image ? { image } : {}), ...(registryCredentials ? { registryCredentials } : {}), signal: ctx.signal };
 }
 
 /** Run `work` with the env's executor, releasing its SDK clients after. */

@@ -1,12 +1,12 @@
 /**
  * The deploy kind's phases on an AWS account (seed 002: the control plane performs the ECS work
- * directly, no agent): place records the account, prepare applies the plan (scaffolding, task
- * definition, service), start waits until the service is stable, health and ingress read its tasks
+ * directly, no agent): place records the account, prepare applies the plan (scaffolding, the
+ * registry-pull secret with the project's login read now, task definition, service), start waits until the service is stable, health and ingress read its tasks
  * (endpoints: each task's public IP). Phases with nothing to do are skipped with the reason.
  */
 import { ok, skippedPhase as skip, type PhaseDef } from '../../../operations/phase.js';
 import { paramsOf } from '../../../operations/deploy/state.js';
-import { deployPlan, imageOf, waitServiceStable, withEcs } from './ecs-context.js';
+import { applyOptions, deployPlan, waitServiceStable, withEcs } from './ecs-context.js';
 import { ecsStateOf } from './ecs-state.js';
 
 export const ecsPlace: PhaseDef = {
@@ -26,8 +26,8 @@ export const ecsPrepare: PhaseDef = {
   name: 'prepare',
   async run(ctx) {
     const plan = await deployPlan(ctx);
-    const image = imageOf(paramsOf(ctx.deployment.params).spec);
-    const res = await withEcs(ctx, (t) => t.apply(plan, { ...(image ? { image } : {}), signal: ctx.signal }));
+    const options = await applyOptions(ctx, plan, paramsOf(ctx.deployment.params).spec);
+    const res = await withEcs(ctx, (t) => t.apply(plan, options));
     ecsStateOf(ctx.state).task_definition = res.taskDefinitionArn;
     return ok({ task_definition: res.taskDefinitionArn, service: res.serviceArn, created: res.created });
   },

@@ -7,7 +7,7 @@
  */
 import { PhaseFailed, ok, skipped, type PhaseDef } from '../../../operations/phase.js';
 import { lastAppliedPlan } from '../../applied-plans.js';
-import { deployPlan, imageOf, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
+import { applyOptions, deployPlan, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
 
 async function currentPlan(ctx: Parameters<PhaseDef['run']>[0]) {
   const env = await ctx.env();
@@ -35,8 +35,8 @@ export const ecsStartApply: PhaseDef = {
   async run(ctx) {
     const current = await currentPlan(ctx);
     if (!current) throw new PhaseFailed('the env has no current version to start');
-    const image = imageOf(current.spec);
-    const res = await withEcs(ctx, (t) => t.start(current.plan, { ...(image ? { image } : {}), signal: ctx.signal }));
+    const options = await applyOptions(ctx, current.plan, current.spec);
+    const res = await withEcs(ctx, (t) => t.start(current.plan, options));
     ctx.state.task_definition = res.taskDefinitionArn;
     return ok({ task_definition: res.taskDefinitionArn, service: res.serviceArn });
   },
@@ -63,7 +63,7 @@ export const ecsTeardown: PhaseDef = {
     if (!rows[0]) return skipped({ reason: 'no plan was approved; nothing applied' });
     const plan = await deployPlan(ctx, rows[0].deployment);
     const res = await withEcs(ctx, (t) => t.teardown(plan, { signal: ctx.signal }));
-    return ok({ service: plan.service.serviceName, deleted: res.existed, kept: ['cluster', 'execution role', 'log group', 'security group'] });
+    return ok({ service: plan.service.serviceName, deleted: res.existed, kept: ['cluster', 'execution role', 'log group', 'security group', ...(plan.pullSecret ? ['pull secret'] : [])] });
   },
 };
 

@@ -10,7 +10,7 @@
 import { messageOf } from '../../../../contracts/errors.js';
 import type { PhaseContext, PhaseDef, PhaseResult } from '../../../operations/phase.js';
 import { tookMs } from '../../../operations/versions.js';
-import { deployPlan, imageOf, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
+import { applyOptions, deployPlan, versionPlan, waitServiceStable, withEcs } from './ecs-context.js';
 import { ecsStateOf } from './ecs-state.js';
 
 async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
@@ -31,9 +31,9 @@ async function revert(ctx: PhaseContext): Promise<PhaseResult> {
   if (!previous?.healthy) return { status: 'ok', evidence: { reverted: 'no previous version', took_ms: tookMs(ctx) }, outcome: 'failed' };
   try {
     const { plan, spec } = await versionPlan(ctx, previous.id);
-    const image = imageOf(spec);
+    const options = await applyOptions(ctx, plan, spec);
     await withEcs(ctx, async (t) => {
-      const res = await t.apply(plan, { ...(image ? { image } : {}), signal: ctx.signal });
+      const res = await t.apply(plan, options);
       await waitServiceStable(ctx, t, plan, res.taskDefinitionArn);
     });
     await ctx.db.query('update envs set current_version = $2, updated_at = now() where id = $1', [ctx.deployment.env, previous.id]);
