@@ -29,6 +29,7 @@ const cases: Case[] = [
   ['a registry with a port and a nested path', image({ repository: 'registry.example.com:5000/team/sub/app' }), true],
   ['a bare name', image({ repository: 'nginx' }), true],
   ['path parts joined by . _ -', image({ repository: 'reg/a.b_c-d__e' }), true],
+  ['path parts of several characters after a separator', image({ repository: 'reg/team/web-app.v2_canary' }), true],
   ['a port that is not a number', image({ repository: 'reg:abc/team/web' }), /^payload\.repository: expected a repository such as registry\.example\.com\/team\/app, without tag or digest$/],
   ['upper case in the path', image({ repository: 'reg/Team/web' }), /^payload\.repository: expected a repository/],
   ['a path part ending in a separator', image({ repository: 'reg/team_/web' }), /^payload\.repository: expected a repository/],
@@ -43,7 +44,7 @@ const cases: Case[] = [
   ['a digest of another algorithm', image({ digest: `sha512:${'a'.repeat(64)}` }), /^payload\.digest: /],
 
   ['env keys with _ and digits', image({ env: { _A1: 'x', a: 'y' } }), true],
-  ['an env key starting with a digit', image({ env: { '1A': 'x' } }), /^payload\.env\.1A: /],
+  ['an env key starting with a digit', image({ env: { '1A': 'x' } }), /^payload\.env\.1A: expected an environment variable name$/],
   ['an env key with a dash at its end', image({ env: { A_: 'x', 'B-': 'y' } }), /^payload\.env\.B-: /],
   ['an env value of 32 KiB', image({ env: { A: 'x'.repeat(32 * 1024) } }), true],
   ['an env value over 32 KiB', image({ env: { A: 'x'.repeat(32 * 1024 + 1) } }), /^payload\.env\.A: /],
@@ -56,6 +57,8 @@ const cases: Case[] = [
 
   ['hostnames, a wildcard included', image({ edge: { hostnames: ['app.example.com', '*.preview.example.com', 'a-b.example.io'] } }), true],
   ['a hostname in capitals', image({ edge: { hostnames: ['App.example.com'] } }), /^payload\.edge\.hostnames\.0: expected a DNS name$/],
+  ['one-letter labels', image({ edge: { hostnames: ['a.b.example.com'] } }), true],
+  ['a hostname with a character past its last label', image({ edge: { hostnames: ['app.example.com_'] } }), /^payload\.edge\.hostnames\.0: expected a DNS name$/],
   ['a hostname without a dot', image({ edge: { hostnames: ['localhost'] } }), /^payload\.edge\.hostnames\.0: expected a DNS name$/],
   ['a label ending in a dash', image({ edge: { hostnames: ['ok.example.com', 'a-.example.com'] } }), /^payload\.edge\.hostnames\.1: expected a DNS name$/],
   ['a one-letter top-level domain', image({ edge: { hostnames: ['example.c'] } }), /^payload\.edge\.hostnames\.0: expected a DNS name$/],

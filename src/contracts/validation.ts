@@ -11,6 +11,8 @@ export function describeZodError(error: z.ZodError, root = ''): string {
       if (issue.code === 'unrecognized_keys') {
         message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
       }
+      // A record's key refused by its schema: zod says "Invalid key in record"; the key schema's own message says why.
+      if (issue.code === 'invalid_key' && issue.issues[0]) message = issue.issues[0].message;
       return path ? `${path}: ${message}` : message;
     })
     .join('; ');
