@@ -5,7 +5,8 @@ import type { Phase } from '../contracts/domain.js';
 /**
  * In-process notifications between the control plane's parts (never a source of truth: listeners
  * re-read the database). Topics: `deployment` (id changed), `command` (id finished), `host` (id
- * connected/disconnected), `kick` (work is waiting for the sweeps), `route` (command id to send if
+ * connected/disconnected), `kick` (work is waiting for the sweeps), `aws-vending` (an AWS account
+ * waits to be vended: the vending sweep only, not woken by every kick), `route` (command id to send if
  * this replica holds its host's socket), `telemetry` (env id: its live status, logs or samples
  * changed; the live streams re-read).
  *
@@ -31,7 +32,7 @@ export interface DeploymentOutput {
   readonly lines: readonly string[];
 }
 
-export type Bus = EventEmitter<{ deployment: [string]; output: [string, DeploymentOutput]; progress: [DeploymentProgress]; command: [string]; host: [string]; kick: []; route: [string]; telemetry: [string] }>;
+export type Bus = EventEmitter<{ deployment: [string]; output: [string, DeploymentOutput]; progress: [DeploymentProgress]; command: [string]; host: [string]; kick: []; 'aws-vending': []; route: [string]; telemetry: [string] }>;
 
 export function createBus(): Bus {
   const bus = new EventEmitter() as Bus;

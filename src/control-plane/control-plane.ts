@@ -161,8 +161,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('edge', timed('edge', () => edgeSweep.sweep()), opts.edgeSweep?.everyMs ?? 10_000, bus, log, { kicked: false }),
     new Sweeper('deprovision', timed('deprovision', () => clouds.sweepDeprovision()), 2000, bus, log, { kicked: false }),
     new Sweeper('ecs-status', timed('ecs-status', () => sweepEcsStatus(db, aws, log)), opts.liveStatusMs ?? 10_000, bus, log, { kicked: false }),
-    // Kicked: an account added for vending is asked for at once.
-    new Sweeper('aws-vending', timed('aws-vending', () => sweepVending(db, aws, log)), opts.vendingPollMs ?? 10_000, bus, log),
+    // Woken when an account is added for vending (asked for at once), not by every kick.
+    new Sweeper('aws-vending', timed('aws-vending', () => sweepVending(db, aws, log)), opts.vendingPollMs ?? 10_000, bus, log, { kicked: false, wakeOn: 'aws-vending' }),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });

@@ -56,7 +56,7 @@ export const awsAccountRoutes = [
         await appendEvent(tx, { team: auth.team, subject: `aws_account:${id}`, type: 'aws_account.added', data: { name: body.name, region: body.region, kind, token: auth.tokenId } });
         return toAwsAccount(rows[0]!);
       });
-      if (kind === 'vended') bus.emit('kick'); // the vending sweep asks Organizations now
+      if (kind === 'vended') bus.emit('aws-vending'); // the vending sweep asks Organizations now
       return made;
     },
   }),

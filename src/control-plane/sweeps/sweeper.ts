@@ -3,7 +3,8 @@ import type { Bus } from '../bus.js';
 
 /**
  * Runs one sweep on an interval and whenever the bus says work is waiting (`kick`, unless
- * `kicked: false`: a sweep with nothing to do for new deployments), never two runs of it at once;
+ * `kicked: false`: a sweep with nothing to do for new deployments; or the topic `wakeOn` names),
+ * never two runs of it at once;
  * a kick during a run schedules one more run right after. Errors are logged, and the next tick
  * tries again.
  */
@@ -20,12 +21,13 @@ export class Sweeper {
     private readonly everyMs: number,
     private readonly bus: Bus,
     private readonly log: (line: string) => void,
-    private readonly o: { readonly kicked?: boolean } = {},
+    private readonly o: { readonly kicked?: boolean; readonly wakeOn?: 'aws-vending' } = {},
   ) {}
 
   start(): this {
     this.timer = setInterval(this.kick, this.everyMs);
     if (this.o.kicked !== false) this.bus.on('kick', this.kick);
+    if (this.o.wakeOn) this.bus.on(this.o.wakeOn, this.kick);
     void this.run();
     return this;
   }
@@ -34,6 +36,7 @@ export class Sweeper {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.bus.off('kick', this.kick);
+    if (this.o.wakeOn) this.bus.off(this.o.wakeOn, this.kick);
     while (this.running) await new Promise((r) => setTimeout(r, 10));
   }
 
