@@ -208,9 +208,21 @@ export class ProcessRuntime {
       return ok;
     }
     this.lives.set(key, live);
+    this.noticeEnded(live);
     await this.persist(env);
     await this.journal.remove(req);
     return { ok: true, pid: ok.pid };
+  }
+
+  /**
+   * A process that ended before its live was registered (while it was spawned and settled in)
+   * had its 'exit' ignored by onDeath: record it once the live is registered, or a one-shot's
+   * record stays `starting` — and a pipeline that saw its exit through exitOf marks it `running` —
+   * until the next supervision pass.
+   */
+  private noticeEnded(live: Live): void {
+    const child = live.child;
+    if (child && (child.exitCode !== null || child.signalCode !== null)) this.onDeath(live, { code: child.exitCode, signal: child.signalCode });
   }
 
   /**
@@ -479,6 +491,7 @@ export class ProcessRuntime {
     const out = await this.spawnInto(live);
     if (out.ok) {
       live.rec.restarts++;
+      this.noticeEnded(live);
       await this.persist(live.rec.env);
     } else {
       this.log(`${serviceKey(live.rec)} restart failed: ${out.message}`);
