@@ -8,7 +8,7 @@ import { Api, waitFor } from './helpers/api.js';
 import { agentServicePids, killServiceProcesses, startHarness, type Harness } from './helpers/harness.js';
 import { spawnDenv, startAgentProcess, type Child } from './helpers/processes.js';
 import { freshDataDir, seedPGlite } from './helpers/stores.js';
-import { freePort } from './helpers/free-port.js';
+import { lateBoundPort } from './helpers/free-port.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 const compose = (version: string, extraEnv: Record<string, string> = {}) => ({
@@ -48,7 +48,7 @@ describe('control plane killed mid-deployment', () => {
     const cpDir = join(dataDir, 'cp');
     agentDir = join(dataDir, 'agent');
     seedPGlite(cpDir);
-    const port = await freePort();
+    const port = await lateBoundPort() // bound again after each kill;
     const serverArgs = ['server', '--port', String(port), '--data-dir', cpDir, ...(resendAfter !== undefined ? ['--resend-after', resendAfter] : [])];
     const server1 = spawnDenv(serverArgs);
     children.push(server1);

@@ -24,8 +24,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KIND_PHASES, type Deployment } from '../../src/contracts/domain.js';
 import { Api, waitFor } from '../helpers/api.js';
 import {
-  appCompose, appliedTwice, deliveries, exitOf, firedPoints, freePort, killPointsEnv, lifecycleEvents, spawnServer, terminalOrExit, TERMINAL_WITHIN_MS, versionsRunning,
+  appCompose, appliedTwice, deliveries, exitOf, firedPoints, killPointsEnv, lifecycleEvents, spawnServer, terminalOrExit, TERMINAL_WITHIN_MS, versionsRunning,
 } from '../helpers/faults.js';
+import { lateBoundPort } from '../helpers/free-port.js';
 import { killServiceProcesses } from '../helpers/harness.js';
 import { startAgentProcess, type Child } from '../helpers/processes.js';
 import { freshDataDir, seedPGlite } from '../helpers/stores.js';
@@ -46,7 +47,7 @@ describe('control plane SIGKILLed at a crash point in every phase of a deploy', 
 
   beforeAll(async () => {
     seedPGlite(cpDir);
-    port = await freePort();
+    port = await lateBoundPort() // bound again after each kill;
     server = spawnServer({ dataDir: cpDir, port });
     await server.waitForOutput(/listening on/);
     api = new Api(`http://127.0.0.1:${port}`, readFileSync(join(cpDir, 'admin-token'), 'utf8').trim());

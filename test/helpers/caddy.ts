@@ -1,7 +1,9 @@
 /**
  * A real Caddy (Debian's `caddy`) for the edge tests, started by the test and stopped by it:
- * admin API, HTTP and HTTPS listeners all on 127.0.0.1 ports found free, its data and config
- * dirs (local CA, autosave) in a temp dir, and no way to reach an outside ACME server:
+ * admin API, HTTP and HTTPS listeners all on 127.0.0.1 ports found free outside the kernel's
+ * ephemeral range (the listeners are bound only with denv's first route, and a restart binds all
+ * three again: free-port.ts), its data and config dirs (local CA, autosave) in a temp dir, and no
+ * way to reach an outside ACME server:
  *   - `apps.tls.automation.policies` starts with one catch-all policy whose only issuer is an
  *     ACME directory on 127.0.0.1 where nothing listens, so a name denv forgot to give the
  *     internal issuer (or a tls auto route) fails on loopback instead of calling Let's Encrypt
@@ -17,7 +19,7 @@ import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopProcess, waitUntilServing } from './daemon.js';
-import { freeLoopbackPort } from './free-port.js';
+import { freeLoopbackPort, lateBoundPort } from './free-port.js';
 
 export { freeLoopbackPort };
 
@@ -40,7 +42,7 @@ export async function startCaddy(same?: Pick<TestCaddy, 'adminUrl' | 'httpPort' 
   const dir = mkdtempSync(join(tmpdir(), 'denv-caddy-'));
   const [admin, httpPort, httpsPort, acmeTrap] = same
     ? [Number(new URL(same.adminUrl).port), same.httpPort, same.httpsPort, await freeLoopbackPort()]
-    : [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+    : [await lateBoundPort(), await lateBoundPort(), await lateBoundPort(), await freeLoopbackPort()];
   const trapDirectory = `http://127.0.0.1:${acmeTrap}/directory`;
   const boot = {
     admin: { listen: `127.0.0.1:${admin}`, config: { persist: false } },

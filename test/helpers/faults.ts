@@ -16,8 +16,6 @@ export const APP = fileURLToPath(new URL('../fixtures/app.js', import.meta.url))
 /** The bound the issue sets: after any single crash, every deployment is terminal this soon after both sides are up. */
 export const TERMINAL_WITHIN_MS = 60_000;
 
-export { freePort } from './free-port.js';
-
 export const hasExited = (c: Child) => c.proc.exitCode !== null || c.proc.signalCode !== null;
 
 export function exitOf(c: Child): Promise<void> {

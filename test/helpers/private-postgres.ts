@@ -7,7 +7,7 @@ import { chownSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from '../../src/lib/exec.js';
 import { waitFor } from './api.js';
-import { freePort } from './faults.js';
+import { lateBoundPort } from './free-port.js';
 import { freshDataDir } from './stores.js';
 
 const PG_BIN = '/usr/lib/postgresql/15/bin';
@@ -31,7 +31,7 @@ export class PrivatePostgres {
     chownSync(pgdata, uid, gid);
     const init = await run(['setpriv', `--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', `${PG_BIN}/initdb`, '-D', pgdata, '-U', 'postgres', '--auth=trust', '--no-sync'], { timeoutMs: 60_000 });
     if (init.exitCode !== 0) throw new Error(`initdb: ${init.stderr}`);
-    const pg = new PrivatePostgres(pgdata, await freePort(), uid, gid);
+    const pg = new PrivatePostgres(pgdata, await lateBoundPort(), uid, gid);
     await pg.start();
     return pg;
   }
