@@ -13,14 +13,18 @@
  * without them only keys accounts work, and the API refuses the other kinds. Assumed credentials
  * are kept per role until five minutes before they expire (assume-role.ts): phases and sweeps ask
  * on every call.
+ *
+ * The AWS SDK is loaded on first use, here and in assume-role.ts and vend-account.ts: its modules
+ * take ~80 MiB and most of a second to load, which a control plane with no AWS account (most of
+ * them, and every `denv dev`) should not pay at start (issue 11: RSS ≤ 300 MB, first start ≤ 5 s).
+ * Only type imports of the SDK and of ecs-target.ts may stand at the top of this module.
  */
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { DenvError } from '../../../contracts/errors.js';
 import { AssumedRoleCache, sdkConfig, toSessionName } from './assume-role.js';
 import { awsCall, awsErrorName } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
 import type { AwsAccountRow } from './ecs-accounts.js';
-import { EcsTarget } from './ecs-target.js';
+import type { EcsTarget } from './ecs-target.js';
 import { partitionOf } from './vend-account.js';
 
 export class AwsAccess {
@@ -41,6 +45,7 @@ export class AwsAccess {
   operatorPrincipal(what: string): Promise<string> {
     const operator = this.requireOperator(what);
     this.principal ??= (async () => {
+      const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
       const sts = new STSClient(sdkConfig(operator));
       try {
         const me = await awsCall('sts:GetCallerIdentity', () => sts.send(new GetCallerIdentityCommand({})));
@@ -58,7 +63,9 @@ export class AwsAccess {
 
   /** An executor acting in `account` (close it when done). */
   async target(account: AwsAccountRow, signal?: AbortSignal): Promise<EcsTarget> {
-    return new EcsTarget(await this.credentials(account, signal));
+    const credentials = await this.credentials(account, signal);
+    const { EcsTarget } = await import('./ecs-target.js');
+    return new EcsTarget(credentials);
   }
 
   /** The credentials to act in `account` with, in its region. Throws a message that names the

@@ -17,7 +17,7 @@
  * are signed for it whichever region `org` works in; `org.endpoint` (tests: the local AWS API
  * server) replaces the URL only.
  */
-import { CreateAccountCommand, DescribeCreateAccountStatusCommand, OrganizationsClient, type CreateAccountCommandInput, type CreateAccountStatus } from '@aws-sdk/client-organizations';
+import type { CreateAccountCommandInput, CreateAccountStatus, OrganizationsClient } from '@aws-sdk/client-organizations';
 import { sdkConfig } from './assume-role.js';
 import { awsCall } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
@@ -85,10 +85,14 @@ export function vendingStatusOf(status: CreateAccountStatus | undefined, o: { re
   };
 }
 
-async function withOrganizations<T>(org: EcsCredentials, run: (client: OrganizationsClient) => Promise<T>): Promise<T> {
-  const client = new OrganizationsClient(sdkConfig(org, organizationsRegion(org.region)));
+/** Organizations' module, loaded on first use (aws-access.ts says why). */
+type OrganizationsSdk = typeof import('@aws-sdk/client-organizations');
+
+async function withOrganizations<T>(org: EcsCredentials, run: (client: OrganizationsClient, sdk: OrganizationsSdk) => Promise<T>): Promise<T> {
+  const sdk = await import('@aws-sdk/client-organizations');
+  const client = new sdk.OrganizationsClient(sdkConfig(org, organizationsRegion(org.region)));
   try {
-    return await run(client);
+    return await run(client, sdk);
   } finally {
     client.destroy();
   }
@@ -96,7 +100,7 @@ async function withOrganizations<T>(org: EcsCredentials, run: (client: Organizat
 
 /** Asks Organizations for a new account. Not idempotent (see above): persist the id before anything else. */
 export async function startVending(org: EcsCredentials, req: VendRequest, o: { readonly signal?: AbortSignal } = {}): Promise<{ createRequestId: string }> {
-  const out = await withOrganizations(org, (c) => awsCall('organizations:CreateAccount', () => c.send(new CreateAccountCommand(createAccountInput(req)), { abortSignal: o.signal })));
+  const out = await withOrganizations(org, (c, sdk) => awsCall('organizations:CreateAccount', () => c.send(new sdk.CreateAccountCommand(createAccountInput(req)), { abortSignal: o.signal })));
   const id = out.CreateAccountStatus?.Id;
   if (!id) throw new Error('organizations:CreateAccount: the answer has no request id');
   return { createRequestId: id };
@@ -110,8 +114,8 @@ export async function vendingStatus(
   createRequestId: string,
   o: { readonly roleName?: string; readonly signal?: AbortSignal } = {},
 ): Promise<VendingStatus> {
-  const out = await withOrganizations(org, (c) =>
-    awsCall('organizations:DescribeCreateAccountStatus', () => c.send(new DescribeCreateAccountStatusCommand({ CreateAccountRequestId: createRequestId }), { abortSignal: o.signal })),
+  const out = await withOrganizations(org, (c, sdk) =>
+    awsCall('organizations:DescribeCreateAccountStatus', () => c.send(new sdk.DescribeCreateAccountStatusCommand({ CreateAccountRequestId: createRequestId }), { abortSignal: o.signal })),
   );
   return vendingStatusOf(out.CreateAccountStatus, { partition: partitionOf(org.region), roleName: o.roleName ?? DEFAULT_VEND_ROLE });
 }
