@@ -516,10 +516,11 @@ export class AgentGateway {
     const id = first.id;
     return new Promise((resolve, reject) => {
       let settled = false;
-      /** Re-read the row: finished → settle; else, if `send`, (re)send it subject to the window. */
-      const check = async (send: boolean) => {
+      /** Re-read the row (or take `known`, read just now): finished → settle; else, if `send`,
+       *  (re)send it subject to the window. */
+      const check = async (send: boolean, known?: CommandRow) => {
         if (settled) return;
-        const row = (await db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where id = $1`, [id]))[0]!;
+        const row = known ?? (await db.query<CommandRow>(`select ${COMMAND_COLUMNS} from commands where id = $1`, [id]))[0]!;
         if (row.status === 'done') finish(() => resolve(row.result as Commands[K]['result']));
         else if (row.status === 'error') finish(() => reject(new DenvError(row.error?.code === 'RELEASED' ? 'CONFLICT' : 'AGENT_ERROR', row.error?.message ?? 'agent error')));
         else if (send) await this.dispatch(row);
@@ -538,7 +539,10 @@ export class AgentGateway {
       bus.on('command', onCommand);
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort);
-      check(true).catch((err) => finish(() => reject(err)));
+      // The row was read (inserted, or found) just above, so it is not read again: a result stored
+      // after that read is announced on the bus in a later task, when onCommand listens already
+      // (and the recheck covers a lost announcement).
+      check(true, first).catch((err) => finish(() => reject(err)));
     });
   }
 }
