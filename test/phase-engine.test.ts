@@ -69,13 +69,15 @@ describe('phase engine with a scripted host', () => {
     await cp?.close();
   });
 
-  /** Deploy `body` to env `env` and wait for its end; the commands the host got for it. */
+  /** Deploy `body` to env `env` and wait for its end; the commands the host got for it. The
+   *  snapshot-retention sweep's `env.prune_snapshots` is not the deployment's: that sweep runs once
+   *  the deployment has ended and may reach the host before this reads what it got (seen under load). */
   async function deploy(env: string, body: Record<string, unknown>): Promise<{ dep: Deployment; commands: ReceivedCommand[] }> {
     const before = agent.received.length;
     const res = await api.post('/v1/projects/app/deploy', { env, ...body });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const dep = await api.finished(res.body.deployment.id);
-    return { dep, commands: agent.received.slice(before).filter((c) => c.payload.env === dep.env) };
+    return { dep, commands: agent.received.slice(before).filter((c) => c.payload.env === dep.env && c.kind !== 'env.prune_snapshots') };
   }
   const envOf = async (id: string): Promise<Env> => (await api.get(`/v1/envs/${id}`)).body;
   const phase = (dep: Deployment, name: string) => dep.phases.find((p) => p.name === name)!;
