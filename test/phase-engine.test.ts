@@ -84,7 +84,9 @@ describe('phase engine with a scripted host', () => {
   const events = async (subject: string) => (await api.get(`/v1/events?subject=${subject}&limit=1000`)).body.items as { type: string; data: Record<string, unknown> }[];
 
   it('a deploy runs its phases in order, asks the host for exactly env.create, env.snapshot and env.rollback, and makes the version current', async () => {
+    const posted = Date.now();
     const { dep, commands } = await deploy('production', { compose: compose('v1') });
+    const wallMs = Date.now() - posted;
     expect(dep.status, dep.error ?? '').toBe('succeeded');
     expect(dep.error).toBeNull();
     expect(dep.phases.map((p) => [p.name, p.status])).toEqual(PHASES.map((n) => [n, ['provision', 'join', 'warm', 'ingress'].includes(n) ? 'skipped' : 'ok']));
@@ -111,6 +113,9 @@ describe('phase engine with a scripted host', () => {
     const depEvents = await events(`dep:${dep.id}`);
     expect(depEvents.map((e) => e.type)).toEqual(['deployment.started', 'deployment.finished']);
     expect(depEvents[1]!.data).toMatchObject({ status: 'succeeded', error: null, took_ms: expect.any(Number) });
+    // From the deployment's start to its end: within what the test saw from its POST to its end.
+    expect(depEvents[1]!.data.took_ms as number).toBeGreaterThanOrEqual(0);
+    expect(depEvents[1]!.data.took_ms as number).toBeLessThanOrEqual(wallMs);
     expect((await events(`env:${dep.env}`)).map((e) => e.type)).toEqual(expect.arrayContaining(['deployment.started', 'apply_succeeded', 'deployment.finished']));
   });
 
