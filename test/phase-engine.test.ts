@@ -105,6 +105,9 @@ describe('phase engine with a scripted host', () => {
     expect(phase(dep, 'health').evidence).toMatchObject({ healthy_in_ms: 34 });
     expect(phase(dep, 'snapshot').evidence).toEqual({ snapshot: version, datasets: [], frozen_for: 3, consistent: true });
     expect(phase(dep, 'verdict').evidence).toEqual({ version, snapshot: version, took_ms: expect.any(Number) });
+    // From the request to the verdict: within what the test saw from its POST to the end.
+    expect(phase(dep, 'verdict').evidence!.took_ms as number).toBeGreaterThanOrEqual(0);
+    expect(phase(dep, 'verdict').evidence!.took_ms as number).toBeLessThanOrEqual(wallMs);
     // The env's endpoints are what activating the version answered (not what env.create did).
     const env = await envOf(dep.env);
     expect(env).toMatchObject({ status: 'running', current_version: version, host: agent.hostId, last_error: null });
