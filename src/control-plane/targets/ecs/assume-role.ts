@@ -13,7 +13,7 @@
  * `AssumedRoleCache` keeps the credentials per role and session and assumes again when less than
  * five minutes are left, so a sweep can ask for them on every pass.
  */
-import type { AssumeRoleCommandInput, AssumeRoleCommandOutput } from '@aws-sdk/client-sts';
+import type { AssumeRoleCommandInput, AssumeRoleCommandOutput, STSClient } from '@aws-sdk/client-sts';
 import { awsCall } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
 
@@ -92,18 +92,25 @@ export function sdkConfig(c: EcsCredentials, region = c.region) {
   };
 }
 
-/** STS AssumeRole into `roleArn` with `base`. STS is regional in SDK v3 (sts.<region>.amazonaws.com):
- *  base's region is used, which works from any enabled region. */
-export async function assumeRole(base: EcsCredentials, roleArn: string, o: AssumeRoleOptions): Promise<AssumedCredentials> {
-  // Loaded on first use (aws-access.ts says why).
-  const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
-  const sts = new STSClient(sdkConfig(base));
+/** STS's module, loaded on first use (aws-access.ts says why). */
+type StsSdk = typeof import('@aws-sdk/client-sts');
+
+/** Run `run` with an STS client signed with `c` (in its region), destroyed afterwards. */
+export async function withSts<T>(c: EcsCredentials, run: (sts: STSClient, sdk: StsSdk) => Promise<T>): Promise<T> {
+  const sdk = await import('@aws-sdk/client-sts');
+  const sts = new sdk.STSClient(sdkConfig(c));
   try {
-    const out = await awsCall('sts:AssumeRole', () => sts.send(new AssumeRoleCommand(assumeRoleInput(roleArn, o)), { abortSignal: o.signal }));
-    return assumedCredentials(base, out);
+    return await run(sts, sdk);
   } finally {
     sts.destroy();
   }
+}
+
+/** STS AssumeRole into `roleArn` with `base`. STS is regional in SDK v3 (sts.<region>.amazonaws.com):
+ *  base's region is used, which works from any enabled region. */
+export async function assumeRole(base: EcsCredentials, roleArn: string, o: AssumeRoleOptions): Promise<AssumedCredentials> {
+  const out = await withSts(base, (sts, sdk) => awsCall('sts:AssumeRole', () => sts.send(new sdk.AssumeRoleCommand(assumeRoleInput(roleArn, o)), { abortSignal: o.signal })));
+  return assumedCredentials(base, out);
 }
 
 /**

@@ -14,13 +14,14 @@
  * are kept per role until five minutes before they expire (assume-role.ts): phases and sweeps ask
  * on every call.
  *
- * The AWS SDK is loaded on first use, here and in assume-role.ts and vend-account.ts: its modules
- * take ~80 MiB and most of a second to load, which a control plane with no AWS account (most of
- * them, and every `denv dev`) should not pay at start (issue 11: RSS ≤ 300 MB, first start ≤ 5 s).
- * Only type imports of the SDK and of ecs-target.ts may stand at the top of this module.
+ * The AWS SDK is loaded on first use (ecs-target.ts here, STS in assume-role.ts' withSts,
+ * Organizations in vend-account.ts): its modules take ~80 MiB and most of a second to load, which
+ * a control plane with no AWS account (most of them, and every `denv dev`) should not pay at start
+ * (issue 11: RSS ≤ 300 MB, first start ≤ 5 s). Only type imports of the SDK and of ecs-target.ts
+ * may stand at the top of this module (aws-sdk-lazy.test.ts).
  */
 import { DenvError } from '../../../contracts/errors.js';
-import { AssumedRoleCache, sdkConfig, toSessionName } from './assume-role.js';
+import { AssumedRoleCache, toSessionName, withSts } from './assume-role.js';
 import { awsCall, awsErrorName } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
 import type { AwsAccountRow } from './ecs-accounts.js';
@@ -45,15 +46,9 @@ export class AwsAccess {
   operatorPrincipal(what: string): Promise<string> {
     const operator = this.requireOperator(what);
     this.principal ??= (async () => {
-      const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
-      const sts = new STSClient(sdkConfig(operator));
-      try {
-        const me = await awsCall('sts:GetCallerIdentity', () => sts.send(new GetCallerIdentityCommand({})));
-        if (!me.Account) throw new Error('sts:GetCallerIdentity: the answer has no Account');
-        return `arn:${partitionOf(operator.region)}:iam::${me.Account}:root`;
-      } finally {
-        sts.destroy();
-      }
+      const me = await withSts(operator, (sts, sdk) => awsCall('sts:GetCallerIdentity', () => sts.send(new sdk.GetCallerIdentityCommand({}))));
+      if (!me.Account) throw new Error('sts:GetCallerIdentity: the answer has no Account');
+      return `arn:${partitionOf(operator.region)}:iam::${me.Account}:root`;
     })().catch((err: unknown) => {
       this.principal = null; // asked again next time
       throw err;
