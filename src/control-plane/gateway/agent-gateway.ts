@@ -91,6 +91,19 @@ function frameBytes(raw: unknown): number {
 
 const COMMAND_COLUMNS = 'id, host, deployment, kind, payload, status, result, error, sent_at';
 
+/**
+ * A CTE for a statement that records a command's send (`write`) or its result (`result`), whose
+ * CTE `sent` returns the command's `was` (its status before the statement), id, kind, deployment
+ * and host: it inserts the `cmd_sent` event on the env of the command's deployment when the
+ * command was still `pending` — the first send. In the same statement: every statement is a round
+ * trip that the API's reads may wait behind on the embedded store (issue 11).
+ */
+const firstSendEvent = (recorded?: 'with its result') => `first_send as (
+  insert into events (team, subject, type, data)
+  select d.team, 'env:' || d.env, 'cmd_sent',
+    jsonb_build_object('command', sent.id, 'kind', sent.kind, 'deployment', sent.deployment, 'host', sent.host${recorded ? `, 'recorded', '${recorded}'` : ''})
+  from sent join deployments d on d.id = sent.deployment where sent.was = 'pending')`;
+
 /** A waiting `call` reads its command again this often, whatever it heard: a `denv_result` or
  *  `denv_command` notification sent while a replica's LISTEN connection was down (a database
  *  restart) is lost, and the command would otherwise wait for the phase timeout. */
@@ -119,6 +132,8 @@ export class AgentGateway {
   readonly admission: AdmissionLimits;
   private readonly onRoute = (id: string) => void this.routed(id).catch((err) => this.opts.log(`gateway: route ${id}: ${messageOf(err)}`));
   private readonly onHostChange = (id: string) => void this.checkRevoked(id).catch(() => {});
+  /** Results this replica is storing, by command id, while it announces them (`result`). */
+  private readonly stored = new Map<string, CommandRow>();
 
   constructor(private readonly opts: GatewayOptions) {
     this.admission = { ...DEFAULT_ADMISSION, ...opts.admission };
@@ -411,16 +426,26 @@ export class AgentGateway {
       const kind = (await this.opts.db.query<{ kind: string }>('select kind from commands where id = $1', [msg.id]))[0]?.kind;
       if (kind) killPoint(`result:${kind}`);
     }
-    const rows = await this.opts.db.query<Pick<CommandRow, 'id' | 'kind' | 'deployment' | 'host'> & { was: string }>(
-      `update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent')
-       returning (select status from commands where id = $1) as was, id, kind, deployment, host`,
+    // A result for a command never recorded as sent (a control plane died between writing it to
+    // the socket and recording the send, `write`) records its `cmd_sent` now, so the env's event
+    // log still shows every command that reached a host, once.
+    const rows = await this.opts.db.query<CommandRow>(
+      `with sent as (
+         update commands set status = $3, result = $4, error = $5, finished_at = now() where id = $1 and host = $2 and status in ('pending', 'sent')
+         returning (select status from commands where id = $1) as was, ${COMMAND_COLUMNS}),
+       ${firstSendEvent('with its result')}
+       select ${COMMAND_COLUMNS} from sent`,
       [msg.id, hostId, msg.ok ? 'done' : 'error', JSON.stringify(msg.result ?? null), msg.ok ? null : JSON.stringify(msg.error ?? { code: 'AGENT_ERROR', message: 'unknown error' })],
     );
-    // A result for a command never recorded as sent: a control plane died between writing it to
-    // the socket and recording the send (`write`). Its `cmd_sent` is recorded now, so the env's
-    // event log still shows every command that reached a host, once.
-    if (rows[0]?.was === 'pending') await this.recordFirstSend(rows[0], 'with its result');
-    if (rows.length > 0) await this.opts.notifier.notify('denv_result', msg.id);
+    if (!rows[0]) return;
+    // A `call` on this replica waiting for it takes the stored row from here (the local
+    // notifier delivers during `notify`) instead of reading it again.
+    this.stored.set(msg.id, rows[0]);
+    try {
+      await this.opts.notifier.notify('denv_result', msg.id);
+    } finally {
+      this.stored.delete(msg.id);
+    }
   }
 
   /** Keep the env's latest live status (only from the host it is placed on); the monitor reads it. */
@@ -471,21 +496,16 @@ export class AgentGateway {
     if (!ws || ws.readyState !== ws.OPEN) return false;
     ws.send(JSON.stringify({ type: 'command', id: c.id, kind: c.kind, payload: c.payload } satisfies ControlMessage));
     killPoint(`sent:${c.kind}`);
-    const upd = await this.opts.db.query<{ was: string }>(
-      `update commands set sent_at = now(), status = case when status = 'pending' then 'sent' else status end
-        where id = $1 returning (select status from commands where id = $1) as was`,
+    // `returning`'s subquery reads the row as it was before this statement.
+    await this.opts.db.query(
+      `with sent as (
+         update commands set sent_at = now(), status = case when status = 'pending' then 'sent' else status end
+         where id = $1 returning (select status from commands where id = $1) as was, id, kind, deployment, host),
+       ${firstSendEvent()}
+       select 1`,
       [c.id],
     );
-    if (upd[0]?.was === 'pending') await this.recordFirstSend(c);
     return true;
-  }
-
-  /** The event `cmd_sent` on the command's env (commands of a deployment only), for its first send. */
-  private async recordFirstSend(c: Pick<CommandRow, 'id' | 'kind' | 'deployment' | 'host'>, recorded?: string): Promise<void> {
-    if (!c.deployment) return;
-    const dep = (await this.opts.db.query<{ team: string; env: string }>('select team, env from deployments where id = $1', [c.deployment]))[0];
-    if (!dep) return;
-    await appendEvent(this.opts.db, { team: dep.team, subject: `env:${dep.env}`, type: 'cmd_sent', data: { command: c.id, kind: c.kind, deployment: c.deployment, host: c.host, ...(recorded ? { recorded } : {}) } });
   }
 
   /** Send now, or have the replica holding the host send it — unless it was sent within the resend window. */
@@ -525,7 +545,7 @@ export class AgentGateway {
         else if (row.status === 'error') finish(() => reject(new DenvError(row.error?.code === 'RELEASED' ? 'CONFLICT' : 'AGENT_ERROR', row.error?.message ?? 'agent error')));
         else if (send) await this.dispatch(row);
       };
-      const onCommand = (cid: string) => cid === id && void check(false).catch(() => {});
+      const onCommand = (cid: string) => cid === id && void check(false, this.stored.get(cid)).catch(() => {});
       const onAbort = () => finish(() => reject(opts.signal!.reason ?? new DenvError('TIMEOUT', 'aborted')));
       const recheck = setInterval(() => void check(true).catch(() => {}), RECHECK_MS);
       const finish = (fn: () => void) => {

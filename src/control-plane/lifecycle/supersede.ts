@@ -5,7 +5,7 @@
  */
 import type { Phase } from '../../contracts/domain.js';
 import type { Db } from '../store/db.js';
-import { appendEvent } from '../store/events.js';
+import { appendEvents } from '../store/events.js';
 import type { DeploymentRow } from '../store/rows.js';
 
 export async function finishUnrun(db: Db, dep: DeploymentRow, error: string, verdictEvidence: Record<string, unknown>): Promise<void> {
@@ -19,9 +19,8 @@ export async function finishUnrun(db: Db, dep: DeploymentRow, error: string, ver
     [dep.id, error, JSON.stringify(phases)],
   );
   if (rows.length === 0) return;
-  for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) {
-    await appendEvent(db, { team: dep.team, subject, type: 'deployment.finished', data: { status: 'failed', took_ms: 0, error } });
-  }
+  const data = { status: 'failed', took_ms: 0, error };
+  await appendEvents(db, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.finished', data })));
 }
 
 /** Finish every pending lifecycle deployment of `env` (deploy/start/stop), superseded by `action`. */

@@ -21,7 +21,7 @@ import type { Bus } from '../bus.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
 import { abandonOpenCommands } from '../store/commands.js';
-import { appendEvent } from '../store/events.js';
+import { appendEvents } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
@@ -168,9 +168,8 @@ export class Engine {
     try {
       if (dep.status === 'pending') {
         await this.commit(dep, { status: 'running', started: true });
-        await db.tx(async (tx) => {
-          for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) await appendEvent(tx, { team: dep.team, subject, type: 'deployment.started', data: { kind: dep.kind, control_plane: this.owner } });
-        });
+        const data = { kind: dep.kind, control_plane: this.owner };
+        await appendEvents(db, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.started', data })));
       }
       const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
       for (let i = 0; i < dep.phases.length; i++) {
@@ -252,9 +251,8 @@ export class Engine {
       await abandonOpenCommands(tx, dep.id, status);
       const tookMs = Date.now() - new Date(rows[0].started_at as string).getTime();
       await onDeploymentFinished(tx, dep);
-      for (const subject of [`env:${dep.env}`, `dep:${dep.id}`]) {
-        await appendEvent(tx, { team: dep.team, subject, type: 'deployment.finished', data: { status, took_ms: tookMs, error: dep.error } });
-      }
+      const data = { status, took_ms: tookMs, error: dep.error };
+      await appendEvents(tx, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.finished', data })));
     });
     this.announce(dep);
   }
