@@ -26,8 +26,15 @@ export class UidRegistry {
     readonly file = process.env.DENV_UID_REGISTRY ?? DEFAULT_UID_REGISTRY,
   ) {}
 
-  /** The uid of `env` on this agent, allocating one when it has none. */
-  uidFor(env: string): Promise<number> {
+  /**
+   * The uid of `env` on this agent, allocating one when it has none. An env that has one (every
+   * deploy after its first) is answered from the file without the lock: writes replace the file
+   * whole (rename), and only this agent removes its own env's entry (`release`) — others reclaim
+   * an agent's entries only once its data dir is gone. The lock costs a flock(1) process.
+   */
+  async uidFor(env: string): Promise<number> {
+    const known = this.find(((await readJsonOrNull(this.file)) ?? {}) as UidTable, env);
+    if (known !== null) return known;
     return this.locked(async (table) => {
       const found = this.find(table, env);
       if (found !== null) return { table, value: found };
