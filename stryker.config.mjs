@@ -10,6 +10,8 @@
 // agent-side modules are only killed by tests that import them in-process.
 import { chosenModules } from './test/mutation/modules.mjs';
 
+const modules = chosenModules();
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -17,7 +19,10 @@ export default {
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-  mutate: [...new Set(chosenModules().flatMap((m) => m.mutate))],
+  mutate: [...new Set(modules.flatMap((m) => m.mutate))],
+  // With --incremental, one file per set of modules: a run keeps only the mutants it mutated, so a
+  // shared file would lose one module's results to a run of another.
+  incrementalFile: `reports/stryker-incremental-${modules.map((m) => m.name).join('-')}.json`,
   coverageAnalysis: 'perTest',
   // Two cores, shared: each test runner may start a control plane and agent processes.
   concurrency: Number(process.env.DENV_MUTATE_CONCURRENCY ?? 1),

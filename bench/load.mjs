@@ -15,7 +15,8 @@
 //     later, when the Compose loader's thread has ended (it ends after 30 s without a deploy);
 //   * API reads (GET /v1/envs with the admin token, open loop at --rate req/s: a request is sent
 //     on schedule whether or not the previous ones answered) p50/p99/max in the phases below, and
-//     the CPU the server's process (all its threads) used per second of each, in cores; the ratio
+//     the CPU the server's process (all its threads) used per second of each, in cores (and the
+//     deploying agent's own process, without the services it starts); the ratio
 //     of a busy phase's p99 is to the idle phase after the deploys, which lists the same envs:
 //       idle     one real agent connected, nothing happening, no env yet (--idle-s); and again
 //                after the deploys, with their envs (--idle-s);
@@ -32,7 +33,8 @@
 //                small machine their start-up competes for the CPU with the server).
 // Agents and what they start run at nice --agent-nice (default 10): they stand in for other hosts,
 // and on a 2-core machine 30 services starting at once would otherwise measure the scheduler, not
-// the control plane. `--agent-nice 0` shows that too.
+// the control plane. `--agent-nice 0` shows that too. `--cpu-prof <dir>` writes V8 CPU profiles
+// of the server's threads to <dir> and of the deploying agent to <dir>/agent.
 // Targets (issue 11): p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB.
 import { spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -100,10 +102,10 @@ function treeMemory(pid) {
   return { rss: pids.reduce((n, p) => n + kib(status(p), 'VmRSS'), 0) / 1024, processes: pids.length };
 }
 /** CPU seconds the process and its waited-for children used so far (/proc/<pid>/stat utime+stime+cutime+cstime). */
-function cpuSeconds(pid) {
+function cpuSeconds(pid, { children = true } = {}) {
   try {
     const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+    return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) / 100;
   } catch {
     return NaN;
   }
@@ -208,7 +210,7 @@ const helloDir = join(dir, 'hello');
 cpSync(join(root, 'examples', 'hello'), helloDir, { recursive: true });
 const agentKey = (await api('POST', '/v1/enrollment-keys', { single_use: false, expires_in: 3600 })).key;
 const agentDir = join(dir, 'agent');
-const agent = niced(spawn(process.execPath, [bin, 'agent', '--control', server.url, '--enrollment-key', agentKey, '--data-dir', agentDir,
+const agent = niced(spawn(process.execPath, [...(CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, 'agent')] : []), bin, 'agent', '--control', server.url, '--enrollment-key', agentKey, '--data-dir', agentDir,
   '--ports', '31000-31199', '--allow-path', dir, '--name', 'deployer'], { stdio: 'ignore' }));
 children.add(agent);
 await until(async () => (await api('GET', '/v1/hosts')).items.some((h) => h.status === 'connected'), 60_000, 'agent connected', 100);
@@ -244,11 +246,13 @@ function machineCpu() {
 async function measured(done, minMs = 0) {
   await loopDelay();
   const cpu0 = cpuSeconds(server.proc.pid);
+  const agentCpu0 = cpuSeconds(agent.pid, { children: false });
   const m0 = machineCpu();
   const r = await readUntil(done, minMs);
   const m1 = machineCpu();
   const machine = { busy: (m1.busy - m0.busy) / (m1.all - m0.all), waited: (m1.waitedUs - m0.waitedUs) / 1000 / r.ms };
-  return { ...r, cpu: cpuSeconds(server.proc.pid) - cpu0, loop: await loopDelay(), machine };
+  const agentCpu = cpuSeconds(agent.pid, { children: false }) - agentCpu0;
+  return { ...r, cpu: cpuSeconds(server.proc.pid) - cpu0, agentCpu, loop: await loopDelay(), machine };
 }
 
 // ---- phase: idle -------------------------------------------------------------------------------
@@ -377,7 +381,7 @@ const line = (name, r, base) => {
   const p99 = pct(r.lat, 99);
   const ratio = base ? `  p99/idle ${(p99 / pct(base.lat, 99)).toFixed(2).padStart(5)}` : '               ';
   const err = r.errors.length ? `  ${r.errors.length} errors (${[...new Set(r.errors)].slice(0, 3).join(', ')})` : '';
-  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
+  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, deploying agent ${(r.agentCpu / (r.ms / 1000)).toFixed(2)}, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
 };
 console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at nice ${AGENT_NICE}`);
 console.log('control plane start (spawn → /healthz, and the CPU it took; RSS of the process tree 1 s later; peak = most the tree held while starting, sampled every 50 ms)');

@@ -13,7 +13,12 @@ export const MODULES = {
       'src/control-plane/operations/env-status.ts',
       'src/control-plane/operations/*/verdict.ts',
     ],
-    tests: ['src/control-plane/operations/**/*.test.ts', 'test/phase-engine.test.ts', 'test/deploy.test.ts', 'test/env-operations.test.ts'],
+    // verify, env-data (fork, snapshot, rollback) and move reach the verdicts env-operations covers
+    // only on their main path; replicas the leases and take-over.
+    tests: [
+      'src/control-plane/operations/**/*.test.ts', 'test/phase-engine.test.ts', 'test/deploy.test.ts', 'test/env-operations.test.ts',
+      'test/verify.test.ts', 'test/env-data.test.ts', 'test/clouds/move.test.ts', 'test/replicas.test.ts',
+    ],
   },
   lifecycle: {
     title: 'lifecycle actions',
