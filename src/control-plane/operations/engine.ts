@@ -50,7 +50,8 @@ export class Engine {
   readonly owner: string;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
-  private sweeping = false;
+  /** The sweep in progress: one at a time, and `stop` waits for it. */
+  private sweeping: Promise<void> | null = null;
   private stopped = false;
   private readonly kick = () => void this.sweep();
 
@@ -72,6 +73,9 @@ export class Engine {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.opts.bus.off('kick', this.kick);
+    // A claim still in flight would commit leases after the release below, and nothing here
+    // would run them: a successor would wait out the lease.
+    await this.sweeping;
     for (const r of this.running.values()) r.abort.abort(new DenvError('INTERNAL', 'control plane stopping'));
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
     await this.opts.db.query('update deployments set lease_owner = null, lease_until = null where lease_owner = $1', [this.owner]).catch(() => {});
@@ -81,7 +85,15 @@ export class Engine {
    *  that dispatches them) or running, lease free, and the oldest active one of their env. */
   async sweep(): Promise<void> {
     if (this.sweeping || this.stopped) return;
-    this.sweeping = true;
+    this.sweeping = this.claim();
+    try {
+      await this.sweeping;
+    } finally {
+      this.sweeping = null;
+    }
+  }
+
+  private async claim(): Promise<void> {
     try {
       // One statement is its own transaction (its row locks last until it ends); wrapped in
       // begin/commit it held the embedded database's one connection for two more round trips.
@@ -112,8 +124,6 @@ export class Engine {
       }
     } catch (err) {
       if (!this.stopped) this.opts.log(`engine: sweep: ${messageOf(err)}`);
-    } finally {
-      this.sweeping = false;
     }
   }
 

@@ -1,0 +1,387 @@
+/**
+ * The phase engine on its own, in this process: the real Engine, Bus and AgentGateway on a real
+ * store (embedded PGlite and the PostgreSQL server), running phases this file registers under
+ * kinds of its own (TARGET_KIND_DEFS is the engine's only registry), so each test decides what a
+ * phase does and when it ends. What is asserted is what the engine leaves behind: the deployment
+ * rows (status, phases, error, lease), the deployment's events and the engine's log lines —
+ * around shutdown, take-over, lease renewal and loss, database outages, failures and timeouts.
+ *
+ * An engine here sweeps on its own only once a minute, so every sweep is one the test caused
+ * (start, sweep(), or the sweep that follows a finished run): what is claimed when is decided by
+ * the test, not by a timer. Each test gets a fresh store: start(true) takes over every
+ * unfinished deployment in the database.
+ */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Phase } from '../../contracts/domain.js';
+import { DenvError } from '../../contracts/errors.js';
+import { createBus, type Bus } from '../bus.js';
+import { Clouds } from '../clouds/clouds.js';
+import { AgentGateway } from '../gateway/agent-gateway.js';
+import { localNotifier } from '../store/notifier.js';
+import { openStore, type OpenedStore } from '../store/open-store.js';
+import { AwsAccess } from '../targets/ecs/aws-access.js';
+import { Engine } from './engine.js';
+import { TARGET_KIND_DEFS } from './kinds.js';
+import { ok, PhaseFailed, type PhaseContext, type PhaseDef, type PhaseResult } from './phase.js';
+import { waitFor } from '../../../test/helpers/api.js';
+import { freshDataDir, storeOptions, STORES } from '../../../test/helpers/stores.js';
+
+/** A phase of a test kind, with the context of each of its runs, in order. */
+interface TestPhase {
+  readonly def: PhaseDef;
+  readonly runs: PhaseContext[];
+}
+
+/** A phase that answers what `answer` says (by default ok, no evidence); `run` counts from 1. */
+function phase(name: string, answer: (run: number, ctx: PhaseContext) => Promise<PhaseResult> | PhaseResult = () => ok(null)): TestPhase {
+  const runs: PhaseContext[] = [];
+  return {
+    runs,
+    def: {
+      name,
+      run: async (ctx) => {
+        runs.push(ctx);
+        return answer(runs.length, ctx);
+      },
+    },
+  };
+}
+
+/** Resolves once `p` has started its `n`-th run. */
+const started = (p: TestPhase, n = 1) => waitFor(() => p.runs.length >= n, 20_000, `${p.def.name} to start run ${n}`);
+
+/** What a held phase waits for: `opened` resolves when the test calls `open()`. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** The test kinds, on the host target; removed when the file ends. */
+const HOST_DEFS = TARGET_KIND_DEFS.host as Record<string, readonly PhaseDef[]>;
+let kinds = 0;
+function testKind(phases: readonly TestPhase[]): string {
+  const kind = `test-kind-${++kinds}`;
+  HOST_DEFS[kind] = phases.map((p) => p.def);
+  return kind;
+}
+afterAll(() => {
+  for (const kind of Object.keys(HOST_DEFS)) if (kind.startsWith('test-kind-')) delete HOST_DEFS[kind];
+});
+
+interface Row {
+  readonly status: string;
+  readonly error: string | null;
+  readonly phases: Phase[];
+  readonly lease_owner: string | null;
+  readonly lease_until: unknown;
+  readonly started_at: unknown;
+  readonly finished_at: unknown;
+}
+const ms = (t: unknown) => new Date(t as string).getTime();
+const statuses = (r: Row) => r.phases.map((p) => [p.name, p.status]);
+const outcomes = (r: Row) => r.phases.map((p) => [p.name, p.status, p.evidence]);
+
+describe.each(STORES)('phase engine on %s', (storeKind) => {
+  let store: OpenedStore;
+  let dataDir: string;
+  let engines: Engine[] = [];
+  let deployments = 0;
+
+  beforeEach(async () => {
+    dataDir = freshDataDir();
+    store = await openStore(await storeOptions(storeKind, dataDir));
+    await store.db.query("insert into teams (id, name) values ('team_e', 'e')");
+    await store.db.query("insert into projects (id, team, name) values ('prj_e', 'team_e', 'shop')");
+  });
+  afterEach(async () => {
+    for (const e of engines) await e.stop();
+    engines = [];
+    await store?.close();
+  });
+
+  /** An engine of its own (owner, bus, gateway) on the test's store; `logs` gets its log lines. */
+  function engine(o: { leaseMs?: number; commandTimeoutMs?: number } = {}): { engine: Engine; bus: Bus; logs: string[] } {
+    const { db } = store;
+    const logs: string[] = [];
+    const log = (line: string) => void logs.push(line);
+    const bus = createBus();
+    const owner = `cp_test${engines.length + 1}`;
+    const agents = new AgentGateway({ db, bus, notifier: localNotifier(bus), replica: owner, heartbeatMs: 30_000, liveStatusMs: 10_000, resendAfterMs: 600_000, log });
+    const noServer = () => {
+      throw new Error('no HTTP server in this test');
+    };
+    const clouds = new Clouds({ db, dataDir, log, http: noServer, hostChanged: async () => {} });
+    const e = new Engine({
+      db, bus, agents, clouds, log, owner,
+      aws: new AwsAccess(null),
+      config: { commandTimeoutMs: o.commandTimeoutMs ?? 60_000, agentWaitMs: 1000, allowFileRepos: false, joinTimeoutMs: 1000 },
+      leaseMs: o.leaseMs ?? 30_000,
+      sweepMs: 60_000,
+    });
+    engines.push(e);
+    return { engine: e, bus, logs };
+  }
+
+  /** A pending deployment of `kind`, alone in an env of its own. `leftRunningBy`: instead, one that
+   *  owner was running (its first phase `running`) when it went away, its lease 10 minutes from expiring. */
+  async function deployment(kind: string, o: { leftRunningBy?: string } = {}): Promise<string> {
+    const n = ++deployments;
+    const [env, id] = [`env_${n}`, `dep_${n}`];
+    await store.db.query("insert into envs (id, team, project, name, stage, status) values ($1, 'team_e', 'prj_e', $2, 'preview', 'running')", [env, `e${n}`]);
+    const phases = HOST_DEFS[kind]!.map((d, i) => ({
+      name: d.name,
+      status: o.leftRunningBy && i === 0 ? 'running' : 'pending',
+      evidence: null,
+      started_at: o.leftRunningBy && i === 0 ? new Date().toISOString() : null,
+      finished_at: null,
+    }));
+    await store.db.query("insert into deployments (id, team, env, kind, status, phases) values ($1, 'team_e', $2, $3, 'pending', $4)", [id, env, kind, JSON.stringify(phases)]);
+    if (o.leftRunningBy) {
+      await store.db.query("update deployments set status = 'running', started_at = now(), lease_owner = $2, lease_until = now() + interval '10 minutes' where id = $1", [id, o.leftRunningBy]);
+    }
+    return id;
+  }
+
+  const row = async (id: string): Promise<Row> =>
+    (await store.db.query<Row>('select status, error, phases, lease_owner, lease_until, started_at, finished_at from deployments where id = $1', [id]))[0]!;
+  const events = async (id: string) =>
+    (await store.db.query<{ type: string; data: Record<string, unknown> }>('select type, data from events where subject = $1 order by id', [`dep:${id}`])).map((e) => ({ type: e.type, data: e.data }));
+  const finished = (id: string) =>
+    waitFor(async () => {
+      const r = await row(id);
+      return ['succeeded', 'failed', 'rolled_back'].includes(r.status) ? r : undefined;
+    }, 20_000, `deployment ${id} to finish`);
+
+  it('stop() aborts what runs and leaves its phase running, releases the lease so a successor resumes at once, and claims nothing more', async () => {
+    const release = gate();
+    const work = phase('work');
+    // Held in verdict: a verdict that fails ends the deployment at once, so an abort taken for a
+    // failure would show in the row.
+    const verdict = phase('verdict', async () => {
+      await release.opened;
+      return ok(null);
+    });
+    const kind = testKind([work, verdict]);
+    const id = await deployment(kind);
+    const { engine: first, bus } = engine();
+    await first.start(false);
+    await started(verdict);
+    expect((await row(id)).lease_owner).toBe(first.owner);
+
+    await first.stop();
+    expect(verdict.runs[0]!.signal.aborted).toBe(true);
+    const stopped = await row(id);
+    expect(stopped).toMatchObject({ status: 'running', error: null, lease_owner: null, lease_until: null, finished_at: null });
+    expect(outcomes(stopped)).toEqual([['work', 'ok', null], ['verdict', 'running', null]]);
+
+    // Neither a kick nor a sweep makes a stopped engine claim the work that arrives.
+    const later = await deployment(kind);
+    bus.emit('kick');
+    await first.sweep();
+    expect(await row(later)).toMatchObject({ status: 'pending', lease_owner: null, lease_until: null });
+    expect(work.runs).toHaveLength(1);
+
+    // A successor that waits out no lease (start(false)) claims both in its first sweep; the
+    // stopped one resumes at verdict, the phase that was running.
+    release.open();
+    const { engine: successor } = engine();
+    await successor.start(false);
+    const resumed = await finished(id);
+    expect(resumed).toMatchObject({ status: 'succeeded', error: null, lease_owner: null, lease_until: null });
+    expect(statuses(resumed)).toEqual([['work', 'ok'], ['verdict', 'ok']]);
+    expect((await finished(later)).status).toBe('succeeded');
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([id, later]);
+    expect(verdict.runs.filter((r) => r.deployment.id === id)).toHaveLength(2);
+    expect((await events(id)).map((e) => e.type)).toEqual(['deployment.started', 'deployment.finished']);
+  });
+
+  it('stop() during a sweep releases what that sweep claims: nothing stays leased to a stopped engine', async () => {
+    const work = phase('work');
+    const kind = testKind([work, phase('verdict')]);
+    const { engine: e } = engine();
+    await e.start(false);
+    const ids = [await deployment(kind), await deployment(kind)];
+    const sweeping = e.sweep(); // its claim is in flight while stop() runs
+    await e.stop();
+    await sweeping;
+    for (const id of ids) expect(await row(id)).toMatchObject({ status: 'pending', lease_owner: null, lease_until: null });
+    expect(work.runs).toHaveLength(0);
+  });
+
+  it("start(true) takes over at once what another owner left running under an unexpired lease; start(false) leaves it to that owner", async () => {
+    const work = phase('work');
+    const kind = testKind([work, phase('verdict')]);
+    const orphan = await deployment(kind, { leftRunningBy: 'cp_gone' });
+    const fresh = await deployment(kind);
+
+    const { engine: polite } = engine();
+    await polite.start(false);
+    // `fresh` finishing proves a sweep ran, and its claim passed over `orphan`.
+    await finished(fresh);
+    await polite.stop();
+    expect(await row(orphan)).toMatchObject({ status: 'running', lease_owner: 'cp_gone' });
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([fresh]);
+
+    const { engine: sole } = engine();
+    await sole.start(true);
+    const done = await finished(orphan);
+    expect(done).toMatchObject({ status: 'succeeded', error: null, lease_owner: null, lease_until: null });
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([fresh, orphan]);
+    // Resumed, not started: its only event is its end.
+    expect((await events(orphan)).map((e) => e.type)).toEqual(['deployment.finished']);
+  });
+
+  it('renews the lease, under its own owner, while a phase runs longer than the lease; a sweep meanwhile does not run the phase twice', async () => {
+    const leaseMs = 600;
+    const release = gate();
+    const work = phase('work', async () => {
+      await release.opened;
+      return ok(null);
+    });
+    const id = await deployment(testKind([work, phase('verdict')]));
+    const { engine: e } = engine({ leaseMs });
+    await e.start(false);
+    await started(work);
+    await e.sweep(); // claims it again: the lease is this engine's
+
+    const first = await row(id);
+    expect(first.lease_owner).toBe(e.owner);
+    // Moved past a whole lease beyond the first reading: the phase outlived its lease and still holds it.
+    const second = await waitFor(async () => {
+      const r = await row(id);
+      return ms(r.lease_until) > ms(first.lease_until) + leaseMs ? r : undefined;
+    }, 20_000, 'the lease to be renewed');
+    expect(second.lease_owner).toBe(e.owner);
+    const third = await waitFor(async () => {
+      const r = await row(id);
+      return ms(r.lease_until) > ms(second.lease_until) ? r : undefined;
+    }, 20_000, 'the lease to be renewed again');
+    expect(third).toMatchObject({ status: 'running', lease_owner: e.owner });
+    expect(work.runs).toHaveLength(1);
+
+    release.open();
+    expect(await finished(id)).toMatchObject({ status: 'succeeded', lease_owner: null, lease_until: null });
+    expect(work.runs).toHaveLength(1);
+  });
+
+  it('a phase that met a database outage stays running, with no failure and no error, and runs again on the next sweep', async () => {
+    const rerun = gate();
+    const prepare = phase('prepare');
+    const work = phase('work', async (run) => {
+      if (run === 1) throw new DenvError('DATABASE_UNAVAILABLE', 'the database server cannot be reached (ECONNREFUSED); retry shortly');
+      await rerun.opened;
+      return ok({ attempt: run });
+    });
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([prepare, work, verdict]));
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    // The sweep that follows the interrupted run claims it again (its lease is still this engine's).
+    await started(work, 2);
+    const between = await row(id);
+    expect(between).toMatchObject({ status: 'running', error: null, lease_owner: e.owner });
+    expect(outcomes(between)).toEqual([['prepare', 'ok', null], ['work', 'running', null], ['verdict', 'pending', null]]);
+    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again when the database is back`]);
+
+    rerun.open();
+    const done = await finished(id);
+    expect(done).toMatchObject({ status: 'succeeded', error: null });
+    expect(outcomes(done)).toEqual([['prepare', 'ok', null], ['work', 'ok', { attempt: 2 }], ['verdict', 'ok', null]]);
+    expect([prepare.runs.length, work.runs.length, verdict.runs.length]).toEqual([1, 2, 1]);
+    expect((await events(id)).map((ev) => [ev.type, ev.data.status])).toEqual([['deployment.started', undefined], ['deployment.finished', 'succeeded']]);
+    expect(logs).toHaveLength(1);
+  });
+
+  it('a lease lost mid-phase (another owner written into the row) ends this engine at its next commit, CONFLICT: nothing more runs, nothing is finished', async () => {
+    const release = gate();
+    const work = phase('work', async () => {
+      await release.opened;
+      return ok(null);
+    });
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([work, verdict]));
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    await started(work);
+    await store.db.query("update deployments set lease_owner = 'cp_other' where id = $1", [id]);
+
+    release.open();
+    await e.idle();
+    expect(logs).toEqual([`engine: deployment ${id}: lost the lease on deployment ${id}`]);
+    expect(verdict.runs).toHaveLength(0);
+    const r = await row(id);
+    expect(r).toMatchObject({ status: 'running', error: null, lease_owner: 'cp_other', finished_at: null });
+    expect(statuses(r)).toEqual([['work', 'running'], ['verdict', 'pending']]);
+    expect((await events(id)).map((ev) => ev.type)).toEqual(['deployment.started']);
+  });
+
+  it('after a failed phase the later ones are skipped, the error names the phase, verdict still runs; deployment.finished says status, took_ms and error', async () => {
+    const publish = phase('publish');
+    const verdict = phase('verdict', () => ({ status: 'ok', evidence: { reverted: 'nothing to revert' } }));
+    const kind = testKind([phase('prepare'), phase('work', () => ({ status: 'failed', evidence: { error: 'disk full', free_mb: 3 } })), publish, phase('announce'), verdict]);
+    const id = await deployment(kind);
+    const { engine: e } = engine();
+    const began = Date.now();
+    await e.start(false);
+    const done = await finished(id);
+    const wallMs = Date.now() - began;
+
+    expect(done).toMatchObject({ status: 'failed', error: 'work: disk full', lease_owner: null, lease_until: null });
+    expect(done.started_at).not.toBeNull();
+    expect(outcomes(done)).toEqual([
+      ['prepare', 'ok', null],
+      ['work', 'failed', { error: 'disk full', free_mb: 3 }],
+      ['publish', 'skipped', { reason: 'work failed' }],
+      ['announce', 'skipped', { reason: 'work failed' }],
+      ['verdict', 'ok', { reverted: 'nothing to revert' }],
+    ]);
+    expect(publish.runs).toHaveLength(0);
+    expect(verdict.runs.map((r) => r.failure)).toEqual([{ phase: 'work', message: 'disk full' }]);
+    const [start, end] = await events(id);
+    expect(start!.type).toBe('deployment.started');
+    expect(end).toEqual({ type: 'deployment.finished', data: { status: 'failed', took_ms: expect.any(Number), error: 'work: disk full' } });
+    // From the deployment's start to its end: within what the test saw from start() to the end.
+    expect(end!.data.took_ms as number).toBeGreaterThanOrEqual(0);
+    expect(end!.data.took_ms as number).toBeLessThanOrEqual(wallMs);
+  });
+
+  it('a phase that throws fails with what it threw (INTERNAL for a plain error); a verdict that throws still ends the deployment, failed, keeping the first error', async () => {
+    const id = await deployment(
+      testKind([
+        phase('work', () => {
+          throw new PhaseFailed('volume busy', { volume: 'data' });
+        }),
+        phase('verdict', () => {
+          throw new Error('socket hang up');
+        }),
+      ]),
+    );
+    const { engine: e } = engine();
+    await e.start(false);
+    const done = await finished(id);
+    expect(done).toMatchObject({ status: 'failed', error: 'work: volume busy', lease_owner: null });
+    expect(outcomes(done)).toEqual([
+      ['work', 'failed', { volume: 'data', error: 'volume busy' }],
+      ['verdict', 'failed', { error: 'socket hang up', code: 'INTERNAL' }],
+    ]);
+    expect((await events(id)).at(-1)).toEqual({ type: 'deployment.finished', data: { status: 'failed', took_ms: expect.any(Number), error: 'work: volume busy' } });
+  });
+
+  it('a phase slower than commandTimeoutMs fails with `timed out after N ms`, even one that ignores its signal', async () => {
+    const slow = phase('work', () => new Promise<never>(() => {}));
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([slow, phase('publish'), verdict]));
+    const { engine: e } = engine({ commandTimeoutMs: 1000 });
+    await e.start(false);
+    const done = await finished(id);
+    expect(done).toMatchObject({ status: 'failed', error: 'work: timed out after 1000 ms' });
+    expect(outcomes(done)).toEqual([
+      ['work', 'failed', { error: 'timed out after 1000 ms' }],
+      ['publish', 'skipped', { reason: 'work failed' }],
+      ['verdict', 'ok', null],
+    ]);
+    expect(slow.runs[0]!.signal.aborted).toBe(true);
+    expect(verdict.runs.map((r) => r.failure)).toEqual([{ phase: 'work', message: 'timed out after 1000 ms' }]);
+  });
+});
