@@ -293,20 +293,17 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(logs).toHaveLength(1);
   });
 
-  it('a lease lost mid-phase (another owner written into the row) ends this engine at its next commit, CONFLICT: nothing more runs, nothing is finished', async () => {
-    const release = gate();
-    const work = phase('work', async () => {
-      await release.opened;
-      return ok(null);
-    });
+  it('a lease lost mid-phase (another owner written into the row) stops the phase at the next renewal, CONFLICT: nothing more runs, nothing is finished', async () => {
+    const work = phase('work', (_run, ctx) => new Promise<never>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
     const verdict = phase('verdict');
     const id = await deployment(testKind([work, verdict]));
-    const { engine: e, logs } = engine();
+    // Renewed every 300 ms: the phase is stopped long before it would end by itself (never) or time out (60 s).
+    const { engine: e, logs } = engine({ leaseMs: 900 });
     await e.start(false);
     await started(work);
     await store.db.query("update deployments set lease_owner = 'cp_other' where id = $1", [id]);
 
-    release.open();
+    await waitFor(() => work.runs[0]!.signal.aborted, 20_000, 'the phase to be stopped');
     await e.idle();
     expect(logs).toEqual([`engine: deployment ${id}: lost the lease on deployment ${id}`]);
     expect(verdict.runs).toHaveLength(0);

@@ -172,8 +172,15 @@ export class Engine {
     const target = (await db.query<{ target: EnvTarget }>('select target from envs where id = $1', [dep.env]))[0]?.target ?? 'host';
     const defs = TARGET_KIND_DEFS[target][dep.kind];
     if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind} on target ${target}`);
+    // Renewed while a phase runs; a renewal that finds another owner in the row (this process
+    // stalled past its lease and another control plane took the deployment) stops the phase at
+    // once rather than at its next commit, so the two do not work side by side until then.
+    const leaseLost = new AbortController();
     const lease = setInterval(() => {
-      void db.query("update deployments set lease_until = now() + ($3 || ' milliseconds')::interval where id = $1 and lease_owner = $2", [id, this.owner, String(this.opts.leaseMs)]).catch(() => {});
+      void db
+        .query("update deployments set lease_until = now() + ($3 || ' milliseconds')::interval where id = $1 and lease_owner = $2 returning id", [id, this.owner, String(this.opts.leaseMs)])
+        .then((rows) => rows.length === 0 && leaseLost.abort(new DenvError('CONFLICT', `lost the lease on deployment ${id}`)))
+        .catch(() => {});
     }, Math.max(250, this.opts.leaseMs / 3));
     try {
       if (dep.status === 'pending') {
@@ -202,7 +209,7 @@ export class Engine {
         killPoint(`${dep.kind}.${phase.name}:start`);
 
         const timeout = AbortSignal.timeout(config.commandTimeoutMs);
-        const signal = AbortSignal.any([timeout, stopSignal]);
+        const signal = AbortSignal.any([timeout, stopSignal, leaseLost.signal]);
         const ctx: PhaseContext = {
           deployment: dep,
           db,
@@ -220,11 +227,12 @@ export class Engine {
         let result: PhaseResult;
         try {
           result = await raceAbort(() => def.run(ctx), signal, () =>
-            timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.reason,
+            timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.aborted ? stopSignal.reason : leaseLost.signal.reason,
           );
           killPoint(`${dep.kind}.${phase.name}:end`);
         } catch (err) {
           if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
+          if (leaseLost.signal.aborted) throw leaseLost.signal.reason; // the deployment is another's now
           if (isDenvError(err) && err.code === 'DATABASE_UNAVAILABLE') {
             // Stays `running`: the sweep claims the deployment again (its lease is ours) once the database answers.
             this.opts.log(`engine: deployment ${id}: ${phase.name} stopped by a database outage; it runs again when the database is back`);
