@@ -27,6 +27,9 @@ export default {
   // Two cores, shared: each test runner may start a control plane and agent processes.
   concurrency: Number(process.env.DENV_MUTATE_CONCURRENCY ?? 1),
   timeoutMS: 30_000,
+  // The first run, of every listed test with coverage, takes minutes on its own (the engine's tests
+  // start control planes and agents) and more beside other work: Stryker's default is 5.
+  dryRunTimeoutMinutes: 40,
   timeoutFactor: 2,
   plugins: ['@stryker-mutator/vitest-runner', '@stryker-mutator/typescript-checker', './test/mutation/module-scores.mjs'],
   reporters: ['clear-text', 'progress', 'html', 'json', 'module-scores'],
