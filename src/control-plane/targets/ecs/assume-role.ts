@@ -16,6 +16,7 @@
 import type { AssumeRoleCommandInput, AssumeRoleCommandOutput, STSClient } from '@aws-sdk/client-sts';
 import { awsCall } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
+import { sdkConfig } from './sdk-config.js';
 
 export type AssumedCredentials = EcsCredentials & { readonly expiresAt: string };
 
@@ -80,16 +81,6 @@ export function assumedCredentials(base: EcsCredentials, out: Pick<AssumeRoleCom
 /** True when `c` expires within `marginMs` of `nowMs` (or already has). */
 export function needsRefresh(c: { readonly expiresAt: string }, nowMs: number, marginMs = REFRESH_BEFORE_MS): boolean {
   return Date.parse(c.expiresAt) - nowMs < marginMs;
-}
-
-/** The SDK client settings for `c` (`region` overrides its region: global services). */
-export function sdkConfig(c: EcsCredentials, region = c.region) {
-  return {
-    region,
-    credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) },
-    ...(c.endpoint ? { endpoint: c.endpoint } : {}),
-    ...(c.maxAttempts ? { maxAttempts: c.maxAttempts } : {}),
-  };
 }
 
 /** STS's module, loaded on first use (aws-access.ts says why). */

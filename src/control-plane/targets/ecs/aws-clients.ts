@@ -9,6 +9,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { sdkConfig } from './sdk-config.js';
 
 export interface EcsCredentials {
   readonly accessKeyId: string;
@@ -31,12 +32,7 @@ export interface AwsClients {
 }
 
 export function makeAwsClients(c: EcsCredentials): AwsClients {
-  const config = {
-    region: c.region,
-    credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) },
-    ...(c.endpoint ? { endpoint: c.endpoint } : {}),
-    ...(c.maxAttempts ? { maxAttempts: c.maxAttempts } : {}),
-  };
+  const config = sdkConfig(c);
   return { ecs: new ECSClient(config), iam: new IAMClient(config), ec2: new EC2Client(config), logs: new CloudWatchLogsClient(config), secrets: new SecretsManagerClient(config) };
 }
 

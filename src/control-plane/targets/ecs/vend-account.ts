@@ -18,7 +18,7 @@
  * server) replaces the URL only.
  */
 import type { CreateAccountCommandInput, CreateAccountStatus, OrganizationsClient } from '@aws-sdk/client-organizations';
-import { sdkConfig } from './assume-role.js';
+import { sdkConfig } from './sdk-config.js';
 import { awsCall } from './aws-call.js';
 import type { EcsCredentials } from './aws-clients.js';
 
