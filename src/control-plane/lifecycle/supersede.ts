@@ -5,7 +5,7 @@
  */
 import type { Phase } from '../../contracts/domain.js';
 import type { Db } from '../store/db.js';
-import { appendEvents } from '../store/events.js';
+import { appendDeploymentEvent } from '../store/events.js';
 import type { DeploymentRow } from '../store/rows.js';
 
 export async function finishUnrun(db: Db, dep: DeploymentRow, error: string, verdictEvidence: Record<string, unknown>): Promise<void> {
@@ -19,8 +19,7 @@ export async function finishUnrun(db: Db, dep: DeploymentRow, error: string, ver
     [dep.id, error, JSON.stringify(phases)],
   );
   if (rows.length === 0) return;
-  const data = { status: 'failed', took_ms: 0, error };
-  await appendEvents(db, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.finished', data })));
+  await appendDeploymentEvent(db, dep, 'deployment.finished', { status: 'failed', took_ms: 0, error });
 }
 
 /** Finish every pending lifecycle deployment of `env` (deploy/start/stop), superseded by `action`. */

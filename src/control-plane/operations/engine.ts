@@ -21,7 +21,7 @@ import type { Bus } from '../bus.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
 import { abandonOpenCommands } from '../store/commands.js';
-import { appendEvents } from '../store/events.js';
+import { appendDeploymentEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import { TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
@@ -185,8 +185,7 @@ export class Engine {
     try {
       if (dep.status === 'pending') {
         await this.commit(dep, { status: 'running', started: true });
-        const data = { kind: dep.kind, control_plane: this.owner };
-        await appendEvents(db, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.started', data })));
+        await appendDeploymentEvent(db, dep, 'deployment.started', { kind: dep.kind, control_plane: this.owner });
       }
       const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
       for (let i = 0; i < dep.phases.length; i++) {
@@ -269,8 +268,7 @@ export class Engine {
       await abandonOpenCommands(tx, dep.id, status);
       const tookMs = Date.now() - new Date(rows[0].started_at as string).getTime();
       await onDeploymentFinished(tx, dep);
-      const data = { status, took_ms: tookMs, error: dep.error };
-      await appendEvents(tx, [`env:${dep.env}`, `dep:${dep.id}`].map((subject) => ({ team: dep.team, subject, type: 'deployment.finished', data })));
+      await appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: tookMs, error: dep.error });
     });
     this.announce(dep);
   }
