@@ -78,6 +78,8 @@ interface Live {
   rec: ServiceRecord;
   /** Set when this agent spawned the current process (gives the exit code); null when adopted. */
   child: ChildProcess | null;
+  /** Set from the death until the restart's spawn is done: supervision leaves the service alone
+   *  meanwhile (its record still names the dead process, which would count as a second death). */
   restartTimer: NodeJS.Timeout | null;
   stopping: boolean;
   crashes: number;
@@ -486,9 +488,16 @@ export class ProcessRuntime {
   }
 
   private async restart(live: Live): Promise<void> {
-    live.restartTimer = null;
-    if (live.stopping || this.closed) return;
+    if (live.stopping || this.closed) {
+      live.restartTimer = null;
+      return;
+    }
     const out = await this.spawnInto(live);
+    live.restartTimer = null;
+    if (out.ok && live.stopping) {
+      signalGroup(out.pid, 'SIGKILL'); // stopped while it was being spawned: nobody would stop it later
+      return;
+    }
     if (out.ok) {
       live.rec.restarts++;
       this.noticeEnded(live);
