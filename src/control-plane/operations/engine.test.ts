@@ -265,7 +265,7 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(work.runs).toHaveLength(1);
   });
 
-  it('a phase that met a database outage stays running, with no failure and no error, and runs again on the next sweep', async () => {
+  it('a phase that met a database outage stays running, with no failure and no error, and runs again after a pause', async () => {
     const rerun = gate();
     const prepare = phase('prepare');
     const work = phase('work', async (run) => {
@@ -277,12 +277,13 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     const id = await deployment(testKind([prepare, work, verdict]));
     const { engine: e, logs } = engine();
     await e.start(false);
-    // The sweep that follows the interrupted run claims it again (its lease is still this engine's).
-    await started(work, 2);
-    const between = await row(id);
+    // The run pauses, then the sweep that follows it claims the deployment again (its lease is still this engine's).
+    await started(work);
+    const between = await waitFor(() => logs.length === 1 && row(id), 20_000, 'the outage to be logged');
     expect(between).toMatchObject({ status: 'running', error: null, lease_owner: e.owner });
     expect(outcomes(between)).toEqual([['prepare', 'ok', null], ['work', 'running', null], ['verdict', 'pending', null]]);
-    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again when the database is back`]);
+    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again in 1 s`]);
+    await started(work, 2);
 
     rerun.open();
     const done = await finished(id);
@@ -292,6 +293,78 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect((await events(id)).map((ev) => [ev.type, ev.data.status])).toEqual([['deployment.started', undefined], ['deployment.finished', 'succeeded']]);
     expect(logs).toHaveLength(1);
   });
+
+  it('outages in a row pause the re-runs 1 s, 2 s, 4 s (the lease kept); stop() ends a pause at once', async () => {
+    const outage = () => {
+      throw new DenvError('DATABASE_UNAVAILABLE', 'the database server cannot be reached (ECONNREFUSED); retry shortly');
+    };
+    const at: number[] = [];
+    const work = phase('work', () => {
+      at.push(performance.now());
+      return outage();
+    });
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([work, verdict]));
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    await started(work, 3);
+    // Without the pause the sweep after each run re-runs the phase at once: the gaps would be milliseconds.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(2000);
+    await waitFor(() => logs.length === 3, 20_000, 'the third outage to be logged');
+    expect(logs).toEqual([1, 2, 4].map((s) => `engine: deployment ${id}: work stopped by a database outage; it runs again in ${s} s`));
+    expect(await row(id)).toMatchObject({ status: 'running', error: null, lease_owner: e.owner });
+
+    const stopping = performance.now();
+    await e.stop();
+    expect(performance.now() - stopping).toBeLessThan(3000);
+    expect(work.runs).toHaveLength(3);
+    expect(verdict.runs).toHaveLength(0);
+    const r = await row(id);
+    expect(r).toMatchObject({ status: 'running', error: null, lease_owner: null, lease_until: null, finished_at: null });
+    expect(statuses(r)).toEqual([['work', 'running'], ['verdict', 'pending']]);
+  });
+
+  it('a deployment of a kind with no phases here is not claimed: it waits, pending and unleased, and runs once its kind is known', async () => {
+    const held = phase('work');
+    const kind = testKind([held, phase('verdict')]);
+    const unknown = await deployment(kind);
+    // As if made by a newer control plane sharing the database: the kind is unknown to this one.
+    const phases = HOST_DEFS[kind]!;
+    delete HOST_DEFS[kind];
+    const known = await deployment(testKind([phase('work'), phase('verdict')]));
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    // `known` finishing proves a sweep ran (and the one after its run): both passed `unknown` over.
+    await finished(known);
+    await e.sweep();
+    expect(await row(unknown)).toMatchObject({ status: 'pending', error: null, lease_owner: null, lease_until: null, started_at: null });
+    expect(await events(unknown)).toEqual([]);
+    expect(logs).toEqual([]);
+    expect(held.runs).toHaveLength(0);
+
+    HOST_DEFS[kind] = phases;
+    await e.sweep();
+    expect(await finished(unknown)).toMatchObject({ status: 'succeeded', error: null });
+    expect(held.runs).toHaveLength(1);
+  });
+
+  if (storeKind === 'pglite') {
+    // Only the embedded store's one connection runs statements in the order they were sent, which
+    // is what places the lease's release between the two claims.
+    it('a sweep asked for while one runs is not dropped: one more claim follows, and finds what was freed meanwhile', async () => {
+      const work = phase('work');
+      const id = await deployment(testKind([work, phase('verdict')]), { leftRunningBy: 'cp_gone' });
+      const { engine: e, bus } = engine();
+      await e.start(false); // its first claim is in flight: it reads the lease still held
+      const freed = store.db.query('update deployments set lease_owner = null, lease_until = null where id = $1', [id]);
+      bus.emit('kick'); // what a control plane that frees a lease (or adds a deployment) does
+      await freed;
+      // Dropped, the kick would leave the deployment to the engine's next timed sweep, a minute away.
+      expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+      expect(work.runs).toHaveLength(1);
+    });
+  }
 
   it('a lease lost mid-phase (another owner written into the row) stops the phase at the next renewal, CONFLICT: nothing more runs, nothing is finished', async () => {
     const work = phase('work', (_run, ctx) => new Promise<never>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))));
@@ -338,9 +411,11 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     const [start, end] = await events(id);
     expect(start!.type).toBe('deployment.started');
     expect(end).toEqual({ type: 'deployment.finished', data: { status: 'failed', took_ms: expect.any(Number), error: 'work: disk full' } });
-    // From the deployment's start to its end: within what the test saw from start() to the end.
+    // From the deployment's start to its end, both on the database's clock: within what the test saw
+    // from start() to the end, and the row's own finished_at - started_at (to the millisecond).
     expect(end!.data.took_ms as number).toBeGreaterThanOrEqual(0);
     expect(end!.data.took_ms as number).toBeLessThanOrEqual(wallMs);
+    expect(Math.abs((end!.data.took_ms as number) - (ms(done.finished_at) - ms(done.started_at)))).toBeLessThanOrEqual(1);
   });
 
   it('a phase that throws fails with what it threw (INTERNAL for a plain error); a verdict that throws still ends the deployment, failed, keeping the first error', async () => {

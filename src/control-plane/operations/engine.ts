@@ -10,7 +10,9 @@
  *
  * A phase that ran into a database outage (DATABASE_UNAVAILABLE) neither failed nor succeeded: it
  * stays `running` and is run again once the database answers (the control plane could not do the
- * work: an *error*, retried, never the deployment's failure). A finished deployment's commands the
+ * work: an *error*, retried, never the deployment's failure). The run pauses before it returns —
+ * OUTAGE_RETRY_MS, doubled for each outage in a row, the lease still renewed — so the sweep after it
+ * does not re-run the phase in a tight loop while the outage lasts. A finished deployment's commands the
  * agent never answered are closed (store/commands.ts), so a reconnecting host is not sent them.
  */
 import type { Clouds } from '../clouds/clouds.js';
@@ -23,7 +25,7 @@ import type { Db } from '../store/db.js';
 import { abandonOpenCommands } from '../store/commands.js';
 import { appendDeploymentEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
-import { TARGET_KIND_DEFS } from './kinds.js';
+import { runnableKinds, TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
 import { onDeploymentFinished } from './env-status.js';
@@ -46,12 +48,20 @@ export interface EngineOptions {
 
 const nowIso = () => new Date().toISOString();
 
+/** The pause after a phase stopped by a database outage: doubled per outage in a row, capped. */
+export const OUTAGE_RETRY_MS = { first: 1000, max: 30_000 } as const;
+
 export class Engine {
   readonly owner: string;
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private timer: NodeJS.Timeout | null = null;
   /** The sweep in progress: one at a time, and `stop` waits for it. */
   private sweeping: Promise<void> | null = null;
+  /** A sweep was asked for while one ran: its claim may have read before what the ask was for
+   *  (a new deployment, a freed lease) was committed, so one more claim follows it. */
+  private sweepAgain = false;
+  /** Outages in a row, per deployment (OUTAGE_RETRY_MS); dropped when a phase ends without one. */
+  private readonly outages = new Map<string, number>();
   private stopped = false;
   private readonly kick = () => void this.sweep();
 
@@ -82,10 +92,24 @@ export class Engine {
   }
 
   /** Claim runnable deployments: pending (and, for lifecycle kinds, their env in the intent status
-   *  that dispatches them) or running, lease free, and the oldest active one of their env. */
+   *  that dispatches them) or running, lease free, and the oldest active one of their env, of a kind
+   *  this control plane has phases for on its env's target. One of another kind (made by a newer
+   *  version sharing the database, or left by one before a downgrade) waits, pending and unleased,
+   *  for a control plane that can run it: claiming it would only fail in run() and, with the sweep
+   *  after every run, claim it again at once, holding the lease such a control plane needs. */
   async sweep(): Promise<void> {
-    if (this.sweeping || this.stopped) return;
-    this.sweeping = this.claim();
+    if (this.stopped) return;
+    if (this.sweeping) {
+      // Many asks during one claim make one more claim, not one each.
+      this.sweepAgain = true;
+      return this.sweeping;
+    }
+    this.sweeping = (async () => {
+      do {
+        this.sweepAgain = false;
+        await this.claim();
+      } while (this.sweepAgain && !this.stopped);
+    })();
     try {
       await this.sweeping;
     } finally {
@@ -104,12 +128,13 @@ export class Engine {
              where d.status in ('pending', 'running')
                and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
+               and e.target || ':' || d.kind = any($3)
                and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.created_at < d.created_at)
              order by d.created_at
              limit 20
              for update of d skip locked)
            returning id`,
-        [this.owner, String(this.opts.leaseMs)],
+        [this.owner, String(this.opts.leaseMs), runnableKinds()],
       );
       for (const { id } of claimed) {
         if (this.running.has(id) || this.stopped) continue;
@@ -233,10 +258,16 @@ export class Engine {
           if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
           if (leaseLost.signal.aborted) throw leaseLost.signal.reason; // the deployment is another's now
           if (isDenvError(err) && err.code === 'DATABASE_UNAVAILABLE') {
-            // Stays `running`: the sweep claims the deployment again (its lease is ours) once the database answers.
-            this.opts.log(`engine: deployment ${id}: ${phase.name} stopped by a database outage; it runs again when the database is back`);
+            // Stays `running`: the sweep after this run claims the deployment again (its lease is
+            // ours). The pause keeps that from becoming a loop while the outage lasts.
+            const inARow = (this.outages.get(id) ?? 0) + 1;
+            this.outages.set(id, inARow);
+            const pauseMs = Math.min(OUTAGE_RETRY_MS.first * 2 ** (inARow - 1), OUTAGE_RETRY_MS.max);
+            this.opts.log(`engine: deployment ${id}: ${phase.name} stopped by a database outage; it runs again in ${pauseMs / 1000} s`);
+            await pause(pauseMs, stopSignal);
             return;
           }
+          this.outages.delete(id);
           const message = messageOf(err);
           const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
           this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
@@ -244,6 +275,7 @@ export class Engine {
           if (phase.name === 'verdict') await this.finish(dep, 'failed');
           continue;
         }
+        this.outages.delete(id);
         if (stopSignal.aborted) return;
         this.setPhase(dep, i, { status: result.status, evidence: result.evidence, finished_at: nowIso() });
         if (result.status === 'failed' && !dep.error) dep.error = `${phase.name}: ${String((result.evidence as { error?: string } | null)?.error ?? 'failed')}`;
@@ -258,20 +290,36 @@ export class Engine {
    *  transaction: whoever reads the deployment as finished reads its env's outcome too. */
   private async finish(dep: DeploymentRow, status: DeploymentRow['status']): Promise<void> {
     await this.opts.db.tx(async (tx) => {
-      const rows = await tx.query<{ started_at: unknown }>(
+      // took_ms on the database's clock alone: started_at is its now(), so this process's clock
+      // (which may differ) has no part in it.
+      const rows = await tx.query<{ took_ms: number }>(
         `update deployments set status = $3, phases = $4, state = $5, error = $6, finished_at = now(), lease_owner = null, lease_until = null
-         where id = $1 and lease_owner = $2 returning started_at`,
+         where id = $1 and lease_owner = $2
+         returning round(extract(epoch from finished_at - started_at) * 1000)::int as took_ms`,
         [dep.id, this.owner, status, JSON.stringify(dep.phases), JSON.stringify(dep.state), dep.error],
       );
       if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
       dep.status = status;
       await abandonOpenCommands(tx, dep.id, status);
-      const tookMs = Date.now() - new Date(rows[0].started_at as string).getTime();
       await onDeploymentFinished(tx, dep);
-      await appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: tookMs, error: dep.error });
+      await appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: rows[0].took_ms, error: dep.error });
     });
     this.announce(dep);
   }
+}
+
+/** Resolve after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Start the work and resolve with it, or reject with `reason()` as soon as `signal` aborts (the

@@ -39,6 +39,12 @@ export const TARGET_KIND_DEFS: Record<EnvTarget, Partial<Record<DeploymentKind, 
   aws_ecs: ECS_KIND_DEFS,
 };
 
+/** Every `target:kind` pair this control plane has phases for, as the engine's claim matches them
+ *  (`envs.target || ':' || deployments.kind`). Read at each claim: a kind registered later counts. */
+export function runnableKinds(): string[] {
+  return Object.entries(TARGET_KIND_DEFS).flatMap(([target, kinds]) => Object.keys(kinds).map((kind) => `${target}:${kind}`));
+}
+
 /** Refuse (409) an operation an env's target cannot run — a fork, snapshot, verify, rollback or move
  *  of a Kubernetes env needs datasets on a host. Checked when the deployment is created. */
 export function assertKindOnTarget(kind: DeploymentKind, target: EnvTarget, envName: string): void {
