@@ -48,17 +48,17 @@ let lateNext = 0;
  * A free TCP port on 127.0.0.1 for a server that binds it only later — Caddy's listeners, made
  * with denv's first route — or binds it again after a restart (a control plane killed and started
  * on its port). The kernel never hands out ports outside its ephemeral range, so nothing takes it
- * meanwhile but an explicit bind; each vitest worker (and up to 4 vitest runs, by parent pid) has
+ * meanwhile but an explicit bind (`udp: true`: free for UDP too, for a DNS server); each vitest worker (and up to 4 vitest runs, by parent pid) has
  * its own block, as the test agents' port ranges do, and a port still bound is passed over.
  */
-export async function lateBoundPort(): Promise<number> {
+export async function lateBoundPort(o: { udp?: boolean } = {}): Promise<number> {
   const ephemeralMin = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
   const slot = (process.ppid % 4) * 8 + (Number(process.env.VITEST_POOL_ID ?? 0) % 8);
   const base = LATE_MIN + slot * LATE_PER_WORKER;
   if (base + LATE_PER_WORKER > ephemeralMin) throw new Error(`lateBoundPort: the kernel's ephemeral ports start at ${ephemeralMin}, inside ${LATE_MIN}–${LATE_MIN + 32 * LATE_PER_WORKER - 1}: set net.ipv4.ip_local_port_range to start at 32768 or above`);
   for (let attempt = 0; attempt < LATE_PER_WORKER; attempt++) {
     const port = base + (lateNext++ % LATE_PER_WORKER);
-    if ((await probeTcp(port)) !== null) return port;
+    if ((await probeTcp(port)) !== null && (!o.udp || (await udpFree(port)))) return port;
   }
   throw new Error(`lateBoundPort: all ${LATE_PER_WORKER} ports from ${base} are bound`);
 }

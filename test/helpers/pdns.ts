@@ -1,7 +1,7 @@
 /**
  * A real PowerDNS Authoritative (Debian's `pdns-server` + `pdns-backend-sqlite3`) for the edge
  * tests, started and stopped by the test: a fresh sqlite database made from the package's schema
- * with the `sqlite3` CLI, DNS (UDP and TCP) and the API webserver on 127.0.0.1 ports found free,
+ * with the `sqlite3` CLI, DNS (UDP and TCP) and the API webserver on free 127.0.0.1 ports (lateBoundPort),
  * no syslog, no security polling (nothing leaves the machine). Missing binaries fail the test
  * with the install command; nothing is skipped.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { run } from '../../src/lib/exec.js';
-import { freeLoopbackPort } from './caddy.js';
+import { lateBoundPort } from './free-port.js';
 import { stopProcess, waitUntilServing } from './daemon.js';
 
 const SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
@@ -37,8 +37,11 @@ export async function startPowerDns(): Promise<TestPowerDns> {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(made instanceof Error ? `sqlite3 could not run (${made.message}): ${INSTALL}` : `sqlite3 could not create the PowerDNS database: ${made.stderr}`);
   }
-  const dnsPort = await freeLoopbackPort({ udp: true });
-  const webPort = await freeLoopbackPort();
+  // Outside the kernel's ephemeral range: a port found free by binding 0 can be handed to another
+  // process before pdns_server binds it, and PowerDNS then runs on without its API (seen in a
+  // loaded run: "Listening on HTTP socket failed: … Address already in use").
+  const dnsPort = await lateBoundPort({ udp: true });
+  const webPort = await lateBoundPort();
   const apiKey = randomBytes(16).toString('hex');
   writeFileSync(
     join(dir, 'pdns.conf'),

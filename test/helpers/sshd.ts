@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runOrThrow } from '../../src/lib/exec.js';
 import { stopProcess, waitUntilServing } from './daemon.js';
-import { freeLoopbackPort } from './free-port.js';
+import { lateBoundPort } from './free-port.js';
 
 export interface Sshd {
   readonly port: number;
@@ -36,7 +36,8 @@ export async function startSshd(o: { readonly netns?: { readonly ns: string; rea
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // sshd's privilege-separation directory
   await keypair(join(dir, 'client'));
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client.pub')));
-  const port = o.netns ? 22 : await freeLoopbackPort();
+  // Bound again by rekey(): a port outside the kernel's ephemeral range stays ours meanwhile.
+  const port = o.netns ? 22 : await lateBoundPort();
   const reachedAt = o.netns?.address ?? '127.0.0.1';
   let proc: ChildProcess | null = null;
   let output = '';
