@@ -349,6 +349,72 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(held.runs).toHaveLength(1);
   });
 
+  it('a deployment naming a phase its kind lacks here is not claimed either, even one left running: it waits for a control plane that has the phase', async () => {
+    const work = phase('work');
+    const extra = phase('extra');
+    const kind = testKind([work, extra, phase('verdict')]);
+    const pending = await deployment(kind);
+    const orphan = await deployment(kind, { leftRunningBy: 'cp_gone' });
+    // This control plane's version of the kind has no `extra`.
+    HOST_DEFS[kind] = HOST_DEFS[kind]!.filter((d) => d.name !== 'extra');
+    const { engine: e, logs } = engine();
+    await e.start(true); // takes over every lease: `orphan` is free to claim
+    await e.sweep();
+    expect(await row(pending)).toMatchObject({ status: 'pending', lease_owner: null, started_at: null });
+    expect(await row(orphan)).toMatchObject({ status: 'running', lease_owner: null, lease_until: null });
+    expect(logs).toEqual([]);
+    expect(work.runs).toHaveLength(0);
+
+    HOST_DEFS[kind] = [work.def, extra.def, HOST_DEFS[kind]![1]!];
+    await e.sweep();
+    for (const id of [pending, orphan]) expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+    expect(extra.runs.map((r) => r.deployment.id).sort()).toEqual([orphan, pending].sort());
+  });
+
+  it('a claim that fails is logged and the engine goes on: the next sweep claims', async () => {
+    const id = await deployment(testKind([phase('work'), phase('verdict')]));
+    const { engine: e, logs } = engine();
+    await store.db.query('alter table deployments rename column lease_owner to lease_holder');
+    await e.start(false);
+    await e.sweep(); // waits for the start's claim and the one asked for here: both fail
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) expect(line).toMatch(/^engine: sweep: .*lease_owner/);
+    await store.db.query('alter table deployments rename column lease_holder to lease_owner');
+    expect(await row(id)).toMatchObject({ status: 'pending', lease_owner: null });
+    await e.sweep();
+    expect(await finished(id)).toMatchObject({ status: 'succeeded', error: null });
+  });
+
+  it('a phase failed with no error in its evidence leaves `<phase>: failed`', async () => {
+    const kind = testKind([phase('work', () => ({ status: 'failed', evidence: { free_mb: 3 } })), phase('verdict')]);
+    const id = await deployment(kind);
+    const { engine: e } = engine();
+    await e.start(false);
+    const done = await finished(id);
+    expect(done).toMatchObject({ status: 'failed', error: 'work: failed' });
+    expect(outcomes(done)).toEqual([['work', 'failed', { free_mb: 3 }], ['verdict', 'ok', null]]);
+  });
+
+  it('a verdict whose lease was taken while it ran does not finish the deployment: CONFLICT, no finished event, the row left to its owner', async () => {
+    const kind = testKind([
+      phase('work'),
+      phase('verdict', async (_run, ctx) => {
+        await store.db.query("update deployments set lease_owner = 'cp_other' where id = $1", [ctx.deployment.id]);
+        return ok({ reverted: 'nothing' });
+      }),
+    ]);
+    const id = await deployment(kind);
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    await waitFor(() => logs.length > 0, 20_000, 'the lost lease to be logged');
+    await e.idle();
+    expect(logs).toEqual([`engine: deployment ${id}: lost the lease on deployment ${id}`]);
+    const r = await row(id);
+    expect(r).toMatchObject({ status: 'running', error: null, lease_owner: 'cp_other', finished_at: null });
+    expect(statuses(r)).toEqual([['work', 'ok'], ['verdict', 'running']]);
+    expect((await events(id)).map((ev) => ev.type)).toEqual(['deployment.started']);
+  });
+
   if (storeKind === 'pglite') {
     // Only the embedded store's one connection runs statements in the order they were sent, which
     // is what places the lease's release between the two claims.

@@ -25,7 +25,7 @@ import type { Db } from '../store/db.js';
 import { abandonOpenCommands } from '../store/commands.js';
 import { appendDeploymentEvent } from '../store/events.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
-import { runnableKinds, TARGET_KIND_DEFS } from './kinds.js';
+import { runnablePhases, TARGET_KIND_DEFS } from './kinds.js';
 import { dispatchCondition } from '../lifecycle/dispatch.js';
 import { PhaseFailed, type EngineConfig, type PhaseContext, type PhaseResult } from './phase.js';
 import { onDeploymentFinished } from './env-status.js';
@@ -92,11 +92,12 @@ export class Engine {
   }
 
   /** Claim runnable deployments: pending (and, for lifecycle kinds, their env in the intent status
-   *  that dispatches them) or running, lease free, and the oldest active one of their env, of a kind
-   *  this control plane has phases for on its env's target. One of another kind (made by a newer
-   *  version sharing the database, or left by one before a downgrade) waits, pending and unleased,
-   *  for a control plane that can run it: claiming it would only fail in run() and, with the sweep
-   *  after every run, claim it again at once, holding the lease such a control plane needs. */
+   *  that dispatches them) or running, lease free, and the oldest active one of their env, every
+   *  phase of it one this control plane has for its kind on its env's target. One of an unknown
+   *  kind or with an unknown phase (made by a version sharing the database, or left by one before a
+   *  downgrade) waits, unleased, for a control plane that can run it: claimed, it would only throw
+   *  in run() and, with the sweep after every run, be claimed again at once, holding the lease
+   *  such a control plane needs. */
   async sweep(): Promise<void> {
     if (this.stopped) return;
     if (this.sweeping) {
@@ -128,13 +129,13 @@ export class Engine {
              where d.status in ('pending', 'running')
                and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
-               and e.target || ':' || d.kind = any($3)
+               and not exists (select 1 from jsonb_array_elements(d.phases) p where e.target || ':' || d.kind || ':' || (p->>'name') <> all($3))
                and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.created_at < d.created_at)
              order by d.created_at
              limit 20
              for update of d skip locked)
            returning id`,
-        [this.owner, String(this.opts.leaseMs), runnableKinds()],
+        [this.owner, String(this.opts.leaseMs), runnablePhases()],
       );
       for (const { id } of claimed) {
         if (this.running.has(id) || this.stopped) continue;

@@ -39,10 +39,13 @@ export const TARGET_KIND_DEFS: Record<EnvTarget, Partial<Record<DeploymentKind, 
   aws_ecs: ECS_KIND_DEFS,
 };
 
-/** Every `target:kind` pair this control plane has phases for, as the engine's claim matches them
- *  (`envs.target || ':' || deployments.kind`). Read at each claim: a kind registered later counts. */
-export function runnableKinds(): string[] {
-  return Object.entries(TARGET_KIND_DEFS).flatMap(([target, kinds]) => Object.keys(kinds).map((kind) => `${target}:${kind}`));
+/** Every `target:kind:phase` this control plane can run, as the engine's claim matches a
+ *  deployment's phases (`envs.target || ':' || deployments.kind || ':' || name`). Read at each
+ *  claim: a kind registered later counts. */
+export function runnablePhases(): string[] {
+  return Object.entries(TARGET_KIND_DEFS).flatMap(([target, kinds]) =>
+    Object.entries(kinds).flatMap(([kind, defs]) => (defs ?? []).map((d) => `${target}:${kind}:${d.name}`)),
+  );
 }
 
 /** Refuse (409) an operation an env's target cannot run — a fork, snapshot, verify, rollback or move
