@@ -36,7 +36,13 @@ describe('refusedBeforeAnyEffect', () => {
     expect(refusedBeforeAnyEffect(result('unhealthy', { web: pipeline('failure_rolled_back', 'health') }))).toBeNull();
     expect(refusedBeforeAnyEffect(result('start_failed', { web: pipeline('failure', 'recreate') }))).toBeNull();
     expect(refusedBeforeAnyEffect(result('start_failed'))).toBeNull();
+    expect(refusedBeforeAnyEffect(result('start_failed', {}))).toBeNull();
     expect(refusedBeforeAnyEffect(undefined)).toBeNull();
+    // Each condition alone: another outcome, another terminal state, no failed stage.
+    expect(refusedBeforeAnyEffect(result('unhealthy', { web: pipeline('failure', 'admit') }))).toBeNull();
+    expect(refusedBeforeAnyEffect(result('healthy', { web: pipeline('failure', 'pull') }))).toBeNull();
+    expect(refusedBeforeAnyEffect(result('start_failed', { web: pipeline('failure_rolled_back', 'pull') }))).toBeNull();
+    expect(refusedBeforeAnyEffect(result('start_failed', { web: pipeline('failure', null) }))).toBeNull();
   });
 });
 
