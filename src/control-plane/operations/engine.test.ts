@@ -196,6 +196,19 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect((await events(id)).map((e) => e.type)).toEqual(['deployment.started', 'deployment.finished']);
   });
 
+  it('a deployment queued behind another of its env is claimed as soon as that one ends (the sweep after each run), not at the next timed sweep', async () => {
+    const work = phase('work');
+    const kind = testKind([work, phase('verdict')]);
+    const first = await deployment(kind);
+    const queued = `dep_queued_${deployments}`;
+    await store.db.query("insert into deployments (id, team, env, kind, status, phases) select $1, team, env, kind, 'pending', phases from deployments where id = $2", [queued, first]);
+    const { engine: e } = engine();
+    await e.start(false);
+    // This engine's timed sweep is a minute away: only the sweep after the first run claims `queued` within 20 s.
+    for (const id of [first, queued]) expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([first, queued]);
+  });
+
   it('stop() during a sweep releases what that sweep claims: nothing stays leased to a stopped engine', async () => {
     const work = phase('work');
     const kind = testKind([work, phase('verdict')]);

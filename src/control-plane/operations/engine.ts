@@ -164,18 +164,19 @@ export class Engine {
     return rows[0];
   }
 
-  /** Commit the deployment's phases/state/status, only while we still hold its lease. */
-  private async commit(dep: DeploymentRow, fields: Partial<Pick<DeploymentRow, 'status' | 'error'>> & { started?: boolean }): Promise<void> {
+  /** Commit the deployment's phases, state and error, only while we still hold its lease. `begin`:
+   *  the deployment starts here (pending → running, started_at set). */
+  private async commit(dep: DeploymentRow, begin = false): Promise<void> {
+    const status = begin ? 'running' : dep.status;
     const rows = await this.opts.db.query<{ id: string }>(
       `update deployments set phases = $3, state = $4, status = $5, error = $6,
          started_at = case when $7 then coalesce(started_at, now()) else started_at end,
          lease_until = now() + ($8 || ' milliseconds')::interval
        where id = $1 and lease_owner = $2 returning id`,
-      [dep.id, this.owner, JSON.stringify(dep.phases), JSON.stringify(dep.state), fields.status ?? dep.status, fields.error !== undefined ? fields.error : dep.error, fields.started ?? false, String(this.opts.leaseMs)],
+      [dep.id, this.owner, JSON.stringify(dep.phases), JSON.stringify(dep.state), status, dep.error, begin, String(this.opts.leaseMs)],
     );
     if (rows.length === 0) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
-    if (fields.status) dep.status = fields.status;
-    if (fields.error !== undefined) dep.error = fields.error;
+    dep.status = status;
     this.announce(dep);
   }
 
@@ -210,7 +211,7 @@ export class Engine {
     }, Math.max(250, this.opts.leaseMs / 3));
     try {
       if (dep.status === 'pending') {
-        await this.commit(dep, { status: 'running', started: true });
+        await this.commit(dep, true);
         await appendDeploymentEvent(db, dep, 'deployment.started', { kind: dep.kind, control_plane: this.owner });
       }
       const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
@@ -230,7 +231,7 @@ export class Engine {
         // ends are kept in memory until now): nothing has run between the two, and a crash before
         // it re-runs the previous phase, whose commands the agents answer from their records.
         this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
-        await this.commit(dep, {});
+        await this.commit(dep);
         killPoint(`${dep.kind}.${phase.name}:start`);
 
         const timeout = AbortSignal.timeout(config.commandTimeoutMs);
