@@ -106,16 +106,17 @@ export class Engine {
       return this.sweeping;
     }
     this.sweeping = (async () => {
-      do {
-        this.sweepAgain = false;
-        await this.claim();
-      } while (this.sweepAgain && !this.stopped);
+      try {
+        do {
+          this.sweepAgain = false;
+          await this.claim();
+        } while (this.sweepAgain && !this.stopped);
+      } finally {
+        // In the same step as the loop's last check: an ask arriving after it starts a new sweep.
+        this.sweeping = null;
+      }
     })();
-    try {
-      await this.sweeping;
-    } finally {
-      this.sweeping = null;
-    }
+    return this.sweeping;
   }
 
   private async claim(): Promise<void> {
@@ -129,7 +130,10 @@ export class Engine {
              where d.status in ('pending', 'running')
                and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
-               and not exists (select 1 from jsonb_array_elements(d.phases) p where e.target || ':' || d.kind || ':' || (p->>'name') <> all($3))
+               and jsonb_typeof(d.phases) = 'array'
+               and not exists (
+                 select 1 from jsonb_array_elements(case when jsonb_typeof(d.phases) = 'array' then d.phases else '[]' end) p
+                 where (e.target || ':' || d.kind || ':' || (p->>'name') = any($3)) is not true)
                and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.created_at < d.created_at)
              order by d.created_at
              limit 20
@@ -192,16 +196,17 @@ export class Engine {
     dep.phases = phases;
   }
 
+  /**
+   * Advance one claimed deployment as far as it goes here, its lease renewed throughout. A database
+   * outage met anywhere in it (a phase's work or the engine's own statements) ends the run after a
+   * pause — OUTAGE_RETRY_MS, doubled per outage in a row, ended early by stop() or a lost lease —
+   * and the sweep that follows the run claims the deployment again (its lease is still ours).
+   */
   private async run(id: string, stopSignal: AbortSignal): Promise<void> {
-    const { db, agents, config } = this.opts;
-    const dep = await this.load(id);
-    if (dep.status !== 'pending' && dep.status !== 'running') return;
-    const target = (await db.query<{ target: EnvTarget }>('select target from envs where id = $1', [dep.env]))[0]?.target ?? 'host';
-    const defs = TARGET_KIND_DEFS[target][dep.kind];
-    if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind} on target ${target}`);
-    // Renewed while a phase runs; a renewal that finds another owner in the row (this process
-    // stalled past its lease and another control plane took the deployment) stops the phase at
-    // once rather than at its next commit, so the two do not work side by side until then.
+    const { db } = this.opts;
+    // A renewal that finds another owner in the row (this process stalled past its lease and
+    // another control plane took the deployment) stops the phase at once rather than at its next
+    // commit, so the two do not work side by side until then.
     const leaseLost = new AbortController();
     const lease = setInterval(() => {
       void db
@@ -210,81 +215,96 @@ export class Engine {
         .catch(() => {});
     }, Math.max(250, this.opts.leaseMs / 3));
     try {
-      if (dep.status === 'pending') {
-        await this.commit(dep, true);
-        await appendDeploymentEvent(db, dep, 'deployment.started', { kind: dep.kind, control_plane: this.owner });
-      }
-      const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
-      for (let i = 0; i < dep.phases.length; i++) {
-        const phase = dep.phases[i]!;
-        if (phase.status === 'ok' || phase.status === 'skipped' || phase.status === 'failed') continue;
-        if (stopSignal.aborted) return;
-        const def = defs.find((d) => d.name === phase.name);
-        if (!def) throw new DenvError('INTERNAL', `phase ${phase.name} of ${dep.kind} is not registered`);
-        const failedPhase = dep.phases.find((p) => p.status === 'failed');
-        if (failedPhase && phase.name !== 'verdict') {
-          // Stored with verdict's start (verdict always comes last and always runs).
-          this.setPhase(dep, i, { status: 'skipped', evidence: { reason: `${failedPhase.name} failed` } });
-          continue;
-        }
-        // One write stores this phase's start and what the phases before it ended with (their
-        // ends are kept in memory until now): nothing has run between the two, and a crash before
-        // it re-runs the previous phase, whose commands the agents answer from their records.
-        this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
-        await this.commit(dep);
-        killPoint(`${dep.kind}.${phase.name}:start`);
-
-        const timeout = AbortSignal.timeout(config.commandTimeoutMs);
-        const signal = AbortSignal.any([timeout, stopSignal, leaseLost.signal]);
-        const ctx: PhaseContext = {
-          deployment: dep,
-          db,
-          agents,
-          clouds: this.opts.clouds,
-          aws: this.opts.aws,
-          config,
-          signal,
-          state: dep.state,
-          failure: failedPhase ? { phase: failedPhase.name, message: dep.error?.slice(failedPhase.name.length + 2) ?? 'failed' } : null,
-          env: envOf,
-          call: (host, kind, payload, key = 'main') =>
-            agents.call(host, kind, payload, { deployment: dep.id, key: `${phase.name}:${key}`, signal }),
-        };
-        let result: PhaseResult;
-        try {
-          result = await raceAbort(() => def.run(ctx), signal, () =>
-            timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.aborted ? stopSignal.reason : leaseLost.signal.reason,
-          );
-          killPoint(`${dep.kind}.${phase.name}:end`);
-        } catch (err) {
-          if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
-          if (leaseLost.signal.aborted) throw leaseLost.signal.reason; // the deployment is another's now
-          if (isDenvError(err) && err.code === 'DATABASE_UNAVAILABLE') {
-            // Stays `running`: the sweep after this run claims the deployment again (its lease is
-            // ours). The pause keeps that from becoming a loop while the outage lasts.
-            const inARow = (this.outages.get(id) ?? 0) + 1;
-            this.outages.set(id, inARow);
-            const pauseMs = Math.min(OUTAGE_RETRY_MS.first * 2 ** (inARow - 1), OUTAGE_RETRY_MS.max);
-            this.opts.log(`engine: deployment ${id}: ${phase.name} stopped by a database outage; it runs again in ${pauseMs / 1000} s`);
-            await pause(pauseMs, stopSignal);
-            return;
-          }
-          this.outages.delete(id);
-          const message = messageOf(err);
-          const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
-          this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
-          dep.error ??= `${phase.name}: ${message}`;
-          if (phase.name === 'verdict') await this.finish(dep, 'failed');
-          continue;
-        }
+      await this.advance(id, stopSignal, leaseLost.signal);
+      this.outages.delete(id);
+    } catch (err) {
+      if (!isDenvError(err) || err.code !== 'DATABASE_UNAVAILABLE' || stopSignal.aborted || leaseLost.signal.aborted) {
         this.outages.delete(id);
-        if (stopSignal.aborted) return;
-        this.setPhase(dep, i, { status: result.status, evidence: result.evidence, finished_at: nowIso() });
-        if (result.status === 'failed' && !dep.error) dep.error = `${phase.name}: ${String((result.evidence as { error?: string } | null)?.error ?? 'failed')}`;
-        if (phase.name === 'verdict') await this.finish(dep, result.outcome ?? (dep.error ? 'failed' : 'succeeded'));
+        throw err;
       }
+      const inARow = (this.outages.get(id) ?? 0) + 1;
+      this.outages.set(id, inARow);
+      const pauseMs = Math.min(OUTAGE_RETRY_MS.first * 2 ** (inARow - 1), OUTAGE_RETRY_MS.max);
+      this.opts.log(`engine: deployment ${id}: ${err.message}; it runs again in ${pauseMs / 1000} s`);
+      await pause(pauseMs, AbortSignal.any([stopSignal, leaseLost.signal]));
     } finally {
       clearInterval(lease);
+    }
+  }
+
+  /** The phases of `id` from its first unfinished one, each committed before the next (see the file's comment). */
+  private async advance(id: string, stopSignal: AbortSignal, leaseLost: AbortSignal): Promise<void> {
+    const { db, agents, config } = this.opts;
+    const dep = await this.load(id);
+    if (dep.status !== 'pending' && dep.status !== 'running') return;
+    const target = (await db.query<{ target: EnvTarget }>('select target from envs where id = $1', [dep.env]))[0]?.target ?? 'host';
+    const defs = TARGET_KIND_DEFS[target][dep.kind];
+    if (!defs) throw new DenvError('INTERNAL', `no phases registered for kind ${dep.kind} on target ${target}`);
+    if (dep.status === 'pending') {
+      await this.commit(dep, true);
+      await appendDeploymentEvent(db, dep, 'deployment.started', { kind: dep.kind, control_plane: this.owner });
+    }
+    const envOf = async () => (await db.query<EnvRow>('select * from envs where id = $1', [dep.env]))[0]!;
+    for (let i = 0; i < dep.phases.length; i++) {
+      const phase = dep.phases[i]!;
+      if (phase.status === 'ok' || phase.status === 'skipped' || phase.status === 'failed') continue;
+      if (stopSignal.aborted) return;
+      const def = defs.find((d) => d.name === phase.name);
+      if (!def) throw new DenvError('INTERNAL', `phase ${phase.name} of ${dep.kind} is not registered`);
+      const failedPhase = dep.phases.find((p) => p.status === 'failed');
+      if (failedPhase && phase.name !== 'verdict') {
+        // Stored with verdict's start (verdict always comes last and always runs).
+        this.setPhase(dep, i, { status: 'skipped', evidence: { reason: `${failedPhase.name} failed` } });
+        continue;
+      }
+      // One write stores this phase's start and what the phases before it ended with (their
+      // ends are kept in memory until now): nothing has run between the two, and a crash before
+      // it re-runs the previous phase, whose commands the agents answer from their records.
+      this.setPhase(dep, i, { status: 'running', started_at: phase.started_at ?? nowIso(), finished_at: null });
+      await this.commit(dep);
+      killPoint(`${dep.kind}.${phase.name}:start`);
+
+      const timeout = AbortSignal.timeout(config.commandTimeoutMs);
+      const signal = AbortSignal.any([timeout, stopSignal, leaseLost]);
+      const ctx: PhaseContext = {
+        deployment: dep,
+        db,
+        agents,
+        clouds: this.opts.clouds,
+        aws: this.opts.aws,
+        config,
+        signal,
+        state: dep.state,
+        failure: failedPhase ? { phase: failedPhase.name, message: dep.error?.slice(failedPhase.name.length + 2) ?? 'failed' } : null,
+        env: envOf,
+        call: (host, kind, payload, key = 'main') =>
+          agents.call(host, kind, payload, { deployment: dep.id, key: `${phase.name}:${key}`, signal }),
+      };
+      let result: PhaseResult;
+      try {
+        result = await raceAbort(() => def.run(ctx), signal, () =>
+          timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.aborted ? stopSignal.reason : leaseLost.reason,
+        );
+        killPoint(`${dep.kind}.${phase.name}:end`);
+      } catch (err) {
+        if (stopSignal.aborted) return; // shutting down: the phase stays `running` and resumes later
+        if (leaseLost.aborted) throw leaseLost.reason; // the deployment is another's now
+        if (isDenvError(err) && err.code === 'DATABASE_UNAVAILABLE') {
+          // Neither failed nor done: the phase stays `running` and runs again (run() pauses first).
+          throw new DenvError('DATABASE_UNAVAILABLE', `${phase.name} stopped by a database outage`);
+        }
+        const message = messageOf(err);
+        const evidence = err instanceof PhaseFailed ? { ...err.evidence, error: message } : { error: message, code: err instanceof DenvError ? err.code : 'INTERNAL' };
+        this.setPhase(dep, i, { status: 'failed', evidence, finished_at: nowIso() });
+        dep.error ??= `${phase.name}: ${message}`;
+        if (phase.name === 'verdict') await this.finish(dep, 'failed');
+        continue;
+      }
+      this.outages.delete(id); // progress: a later outage counts from one again
+      if (stopSignal.aborted) return;
+      this.setPhase(dep, i, { status: result.status, evidence: result.evidence, finished_at: nowIso() });
+      if (result.status === 'failed' && !dep.error) dep.error = `${phase.name}: ${String((result.evidence as { error?: string } | null)?.error ?? 'failed')}`;
+      if (phase.name === 'verdict') await this.finish(dep, result.outcome ?? (dep.error ? 'failed' : 'succeeded'));
     }
   }
 
@@ -297,7 +317,7 @@ export class Engine {
       const rows = await tx.query<{ took_ms: number }>(
         `update deployments set status = $3, phases = $4, state = $5, error = $6, finished_at = now(), lease_owner = null, lease_until = null
          where id = $1 and lease_owner = $2
-         returning round(extract(epoch from finished_at - started_at) * 1000)::int as took_ms`,
+         returning round(extract(epoch from finished_at - started_at) * 1000)::float8 as took_ms`,
         [dep.id, this.owner, status, JSON.stringify(dep.phases), JSON.stringify(dep.state), dep.error],
       );
       if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
