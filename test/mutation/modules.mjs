@@ -5,19 +5,27 @@
  * run from dist/, which a mutant never reaches.
  */
 export const MODULES = {
+  // The engine's own code is killed by its in-process tests (engine.test.ts runs the real Engine
+  // on both stores; env-status.test.ts the outcome table): its mutants, reached by every deploy,
+  // would otherwise each run every integration test that deploys — hours for one run.
   engine: {
-    title: 'phase engine and verdicts',
+    title: 'phase engine',
     mutate: [
       'src/control-plane/operations/engine.ts',
       'src/control-plane/operations/phase.ts',
       'src/control-plane/operations/env-status.ts',
-      'src/control-plane/operations/*/verdict.ts',
+      'src/control-plane/operations/kinds.ts',
     ],
-    // verify, env-data (fork, snapshot, rollback) and move reach the verdicts env-operations covers
-    // only on their main path; replicas the leases and take-over.
+    tests: ['src/control-plane/operations/**/*.test.ts'],
+  },
+  // verify, env-data (fork, snapshot, rollback) and move reach the verdicts env-operations covers
+  // only on their main path; the verdicts' own unit tests each path alone.
+  verdicts: {
+    title: 'verdicts',
+    mutate: ['src/control-plane/operations/*/verdict.ts'],
     tests: [
       'src/control-plane/operations/**/*.test.ts', 'test/phase-engine.test.ts', 'test/deploy.test.ts', 'test/env-operations.test.ts',
-      'test/verify.test.ts', 'test/env-data.test.ts', 'test/clouds/move.test.ts', 'test/replicas.test.ts',
+      'test/verify.test.ts', 'test/env-data.test.ts', 'test/clouds/move.test.ts',
     ],
   },
   lifecycle: {
