@@ -15,6 +15,7 @@
  * does not re-run the phase in a tight loop while the outage lasts. A finished deployment's commands the
  * agent never answered are closed (store/commands.ts), so a reconnecting host is not sent them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clouds } from '../clouds/clouds.js';
 import type { EnvTarget, Phase } from '../../contracts/domain.js';
 import { DenvError, isDenvError, messageOf } from '../../contracts/errors.js';
@@ -130,6 +131,8 @@ export class Engine {
              where d.status in ('pending', 'running')
                and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
+               -- Every phase known here. The case guards jsonb_array_elements too: PostgreSQL may
+               -- evaluate it before the typeof test, and a non-array would fail the whole claim.
                and jsonb_typeof(d.phases) = 'array'
                and not exists (
                  select 1 from jsonb_array_elements(case when jsonb_typeof(d.phases) = 'array' then d.phases else '[]' end) p
@@ -226,7 +229,8 @@ export class Engine {
       this.outages.set(id, inARow);
       const pauseMs = Math.min(OUTAGE_RETRY_MS.first * 2 ** (inARow - 1), OUTAGE_RETRY_MS.max);
       this.opts.log(`engine: deployment ${id}: ${err.message}; it runs again in ${pauseMs / 1000} s`);
-      await pause(pauseMs, AbortSignal.any([stopSignal, leaseLost.signal]));
+      // Ended early (rejecting with AbortError, ignored) by stop() or a lost lease.
+      await sleep(pauseMs, undefined, { signal: AbortSignal.any([stopSignal, leaseLost.signal]) }).catch(() => {});
     } finally {
       clearInterval(lease);
     }
@@ -328,20 +332,6 @@ export class Engine {
     });
     this.announce(dep);
   }
-}
-
-/** Resolve after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Start the work and resolve with it, or reject with `reason()` as soon as `signal` aborts (the
