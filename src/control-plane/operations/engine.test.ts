@@ -209,6 +209,27 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(work.runs.map((r) => r.deployment.id)).toEqual([first, queued]);
   });
 
+  it('two deployments of one env created in the same millisecond run one at a time, the lower id first', async () => {
+    const release = gate();
+    const work = phase('work', async (run) => {
+      if (run === 1) await release.opened;
+      return ok(null);
+    });
+    const kind = testKind([work, phase('verdict')]);
+    const first = await deployment(kind);
+    const twin = `dep_twin_${deployments}`; // 'dep_t…' sorts after 'dep_<n>'
+    await store.db.query("insert into deployments (id, team, env, kind, status, phases, created_at) select $1, team, env, kind, 'pending', phases, created_at from deployments where id = $2", [twin, first]);
+    const { engine: e } = engine();
+    await e.start(false);
+    await started(work);
+    await e.sweep(); // a claim while the first runs: the twin must wait for it
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([first]);
+    expect(await row(twin)).toMatchObject({ status: 'pending', lease_owner: null });
+    release.open();
+    for (const id of [first, twin]) expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+    expect(work.runs.map((r) => r.deployment.id)).toEqual([first, twin]);
+  });
+
   it('stop() during a sweep releases what that sweep claims: nothing stays leased to a stopped engine', async () => {
     const work = phase('work');
     const kind = testKind([work, phase('verdict')]);

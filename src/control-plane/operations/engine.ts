@@ -137,8 +137,9 @@ export class Engine {
                and not exists (
                  select 1 from jsonb_array_elements(case when jsonb_typeof(d.phases) = 'array' then d.phases else '[]' end) p
                  where (e.target || ':' || d.kind || ':' || (p->>'name') = any($3)) is not true)
-               and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.created_at < d.created_at)
-             order by d.created_at
+               -- One active deployment per env: the oldest, ties (one millisecond) broken by id.
+               and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and (older.created_at, older.id) < (d.created_at, d.id))
+             order by d.created_at, d.id
              limit 20
              for update of d skip locked)
            returning id`,
