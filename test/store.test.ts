@@ -30,6 +30,26 @@ describe.each(STORES)('store on %s', (store) => {
     }
   });
 
+  it('numbers deployments already stored in the order the engine ran them by, (created_at, id), and new ones after them (migration 19)', async () => {
+    const s = await openStore(await storeOptions(store, freshDataDir()));
+    try {
+      const seqMigration = MIGRATIONS.find((m) => m.name === 'deployment-seq')!;
+      // As before migration 19: no seq. Inserted out of order; b and c tie on created_at.
+      await s.db.exec('alter table deployments drop column seq');
+      await s.db.query("insert into teams (id, name) values ('team_s', 's')");
+      await s.db.query("insert into projects (id, team, name) values ('prj_s', 'team_s', 'shop')");
+      await s.db.query("insert into envs (id, team, project, name, stage, status) values ('env_s', 'team_s', 'prj_s', 'e', 'preview', 'running')");
+      const insert = "insert into deployments (id, team, env, kind, status, phases, created_at) values ($1, 'team_s', 'env_s', 'deploy', 'pending', '[]', $2)";
+      for (const [id, at] of [['dep_c', '2026-01-02T00:00:00Z'], ['dep_a', '2026-01-03T00:00:00Z'], ['dep_b', '2026-01-02T00:00:00Z']]) await s.db.query(insert, [id, at]);
+      await s.db.exec(seqMigration.sql);
+      await s.db.query(insert, ['dep_0', '2026-01-01T00:00:00Z']);
+      const rows = await s.db.query<{ id: string; seq: number }>('select id, seq from deployments order by seq');
+      expect(rows).toEqual([{ id: 'dep_b', seq: 1 }, { id: 'dep_c', seq: 2 }, { id: 'dep_a', seq: 3 }, { id: 'dep_0', seq: 4 }]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('keeps data and the admin token across restarts; the token file is 0600', async () => {
     const opts = await storeOptions(store, freshDataDir());
     const cp1 = await startControlPlane({ port: 0, ...opts, log: () => {} });

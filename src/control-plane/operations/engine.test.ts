@@ -101,7 +101,10 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
   });
 
   /** An engine of its own (owner, bus, gateway) on the test's store; `logs` gets its log lines. */
-  function engine(o: { leaseMs?: number; commandTimeoutMs?: number } = {}): { engine: Engine; bus: Bus; logs: string[] } {
+  /** The outage pause these tests wait through: 0.1 s, 0.2 s, then 0.3 s at most (OUTAGE_RETRY_MS is 1 s to 30 s). */
+  const OUTAGE_PAUSE = { first: 100, max: 300 };
+
+  function engine(o: { leaseMs?: number; commandTimeoutMs?: number; outageRetryMs?: { first: number; max: number } } = {}): { engine: Engine; bus: Bus; logs: string[] } {
     const { db } = store;
     const logs: string[] = [];
     const log = (line: string) => void logs.push(line);
@@ -118,6 +121,7 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
       config: { commandTimeoutMs: o.commandTimeoutMs ?? 60_000, agentWaitMs: 1000, allowFileRepos: false, joinTimeoutMs: 1000 },
       leaseMs: o.leaseMs ?? 30_000,
       sweepMs: 60_000,
+      outageRetryMs: o.outageRetryMs ?? OUTAGE_PAUSE,
     });
     engines.push(e);
     return { engine: e, bus, logs };
@@ -209,7 +213,7 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(work.runs.map((r) => r.deployment.id)).toEqual([first, queued]);
   });
 
-  it('two deployments of one env created in the same millisecond run one at a time, the lower id first', async () => {
+  it('two deployments of one env created in the same millisecond run one at a time, the first inserted first', async () => {
     const release = gate();
     const work = phase('work', async (run) => {
       if (run === 1) await release.opened;
@@ -217,7 +221,7 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     });
     const kind = testKind([work, phase('verdict')]);
     const first = await deployment(kind);
-    const twin = `dep_twin_${deployments}`; // 'dep_t…' sorts after 'dep_<n>'
+    const twin = `dep_0twin_${deployments}`; // sorts before 'dep_<n>': order by id would run it first
     await store.db.query("insert into deployments (id, team, env, kind, status, phases, created_at) select $1, team, env, kind, 'pending', phases, created_at from deployments where id = $2", [twin, first]);
     const { engine: e } = engine();
     await e.start(false);
@@ -318,9 +322,9 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     const between = await waitFor(() => logs.length === 1 && row(id), 20_000, 'the outage to be logged');
     expect(between).toMatchObject({ status: 'running', error: null, lease_owner: e.owner });
     expect(outcomes(between)).toEqual([['prepare', 'ok', null], ['work', 'running', null], ['verdict', 'pending', null]]);
-    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again in 1 s`]);
+    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again in 0.1 s`]);
     await started(work, 2);
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(100);
 
     rerun.open();
     const done = await finished(id);
@@ -331,31 +335,40 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(logs).toHaveLength(1);
   });
 
-  it('outages in a row pause the re-runs 1 s, 2 s, 4 s, the lease still this engine’s; stop() ends a pause at once', async () => {
-    const outage = () => {
-      throw new DenvError('DATABASE_UNAVAILABLE', 'the database server cannot be reached (ECONNREFUSED); retry shortly');
-    };
+  it('outages in a row pause the re-runs longer each time, doubled up to the cap, the lease still this engine’s', async () => {
     const at: number[] = [];
     const work = phase('work', () => {
       at.push(performance.now());
-      return outage();
+      throw new DenvError('DATABASE_UNAVAILABLE', 'the database server cannot be reached (ECONNREFUSED); retry shortly');
     });
     const verdict = phase('verdict');
     const id = await deployment(testKind([work, verdict]));
     const { engine: e, logs } = engine();
     await e.start(false);
-    await started(work, 3);
-    // Without the pause the sweep after each run re-runs the phase at once: the gaps would be milliseconds.
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(1000);
-    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(2000);
-    await waitFor(() => logs.length === 3, 20_000, 'the third outage to be logged');
-    expect(logs).toEqual([1, 2, 4].map((s) => `engine: deployment ${id}: work stopped by a database outage; it runs again in ${s} s`));
+    await started(work, 5);
+    // Without the pause the sweep after each run re-runs the phase at once: the gaps would be a few milliseconds.
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    [100, 200, 300, 300].forEach((pause, i) => expect(gaps[i]).toBeGreaterThanOrEqual(pause));
+    expect(logs.slice(0, 4)).toEqual([0.1, 0.2, 0.3, 0.3].map((s) => `engine: deployment ${id}: work stopped by a database outage; it runs again in ${s} s`));
     expect(await row(id)).toMatchObject({ status: 'running', error: null, lease_owner: e.owner });
+    expect(verdict.runs).toHaveLength(0);
+  });
+
+  it('stop() ends an outage pause at once, leaving the deployment running and unleased', async () => {
+    const work = phase('work', () => {
+      throw new DenvError('DATABASE_UNAVAILABLE', 'the database server cannot be reached (ECONNREFUSED); retry shortly');
+    });
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([work, verdict]));
+    const { engine: e, logs } = engine({ outageRetryMs: { first: 600_000, max: 600_000 } });
+    await e.start(false);
+    await waitFor(() => logs.length === 1, 20_000, 'the outage to be logged');
+    expect(logs).toEqual([`engine: deployment ${id}: work stopped by a database outage; it runs again in 600 s`]);
 
     const stopping = performance.now();
     await e.stop();
-    expect(performance.now() - stopping).toBeLessThan(3000);
-    expect(work.runs).toHaveLength(3);
+    expect(performance.now() - stopping).toBeLessThan(10_000);
+    expect(work.runs).toHaveLength(1);
     expect(verdict.runs).toHaveLength(0);
     const r = await row(id);
     expect(r).toMatchObject({ status: 'running', error: null, lease_owner: null, lease_until: null, finished_at: null });

@@ -45,6 +45,8 @@ export interface EngineOptions {
   readonly owner: string;
   readonly sweepMs: number;
   readonly log: (line: string) => void;
+  /** The pause after a database outage (default OUTAGE_RETRY_MS; tests shorten it). */
+  readonly outageRetryMs?: { readonly first: number; readonly max: number };
 }
 
 const nowIso = () => new Date().toISOString();
@@ -137,9 +139,10 @@ export class Engine {
                and not exists (
                  select 1 from jsonb_array_elements(case when jsonb_typeof(d.phases) = 'array' then d.phases else '[]' end) p
                  where (e.target || ':' || d.kind || ':' || (p->>'name') = any($3)) is not true)
-               -- One active deployment per env: the oldest, ties (one millisecond) broken by id.
-               and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and (older.created_at, older.id) < (d.created_at, d.id))
-             order by d.created_at, d.id
+               -- One active deployment per env: the first inserted (created_at ties within a
+               -- transaction and a millisecond; seq does not).
+               and not exists (select 1 from deployments older where older.env = d.env and older.status in ('pending', 'running') and older.seq < d.seq)
+             order by d.seq
              limit 20
              for update of d skip locked)
            returning id`,
@@ -228,7 +231,8 @@ export class Engine {
       }
       const inARow = (this.outages.get(id) ?? 0) + 1;
       this.outages.set(id, inARow);
-      const pauseMs = Math.min(OUTAGE_RETRY_MS.first * 2 ** (inARow - 1), OUTAGE_RETRY_MS.max);
+      const retry = this.opts.outageRetryMs ?? OUTAGE_RETRY_MS;
+      const pauseMs = Math.min(retry.first * 2 ** (inARow - 1), retry.max);
       this.opts.log(`engine: deployment ${id}: ${err.message}; it runs again in ${pauseMs / 1000} s`);
       // Ended early (rejecting with AbortError, ignored) by stop() or a lost lease.
       await sleep(pauseMs, undefined, { signal: AbortSignal.any([stopSignal, leaseLost.signal]) }).catch(() => {});

@@ -463,6 +463,22 @@ alter table env_plans add column namespace text;
 alter table projects add column registry_credentials jsonb;
 `,
   },
+  {
+    id: 19,
+    name: 'deployment-seq',
+    sql: `
+-- The order deployments were inserted in. The engine runs one deployment per env at a time, the
+-- oldest first; created_at alone ties for deployments made in one transaction (now() is the
+-- transaction's start: a preview's fork and its deploy), and the one inserted first must run first.
+-- Rows already there are numbered in the order the engine ran them by before (created_at, id).
+create sequence deployments_seq_seq;
+alter table deployments add column seq bigint;
+update deployments d set seq = o.n from (select id, row_number() over (order by created_at, id) as n from deployments) o where o.id = d.id;
+select setval('deployments_seq_seq', coalesce((select max(seq) from deployments), 0) + 1, false);
+alter table deployments alter column seq set default nextval('deployments_seq_seq'), alter column seq set not null;
+alter sequence deployments_seq_seq owned by deployments.seq;
+`,
+  },
 ];
 
 /** Bring the schema up to date. On a server, an advisory lock keeps two starting replicas apart. */
