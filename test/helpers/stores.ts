@@ -11,7 +11,6 @@ import { inject } from 'vitest';
 export const STORES = ['pglite', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
 
-/** A new directory under the run's temp root (removed when the test run ends). */
 /** A new dir under the run's temp root, traversable (0711) so services running as their own users reach their files below it. */
 export function freshDataDir(prefix = 'denv-test-'): string {
   const dir = mkdtempSync(join(inject('testDataRoot'), prefix));

@@ -3,7 +3,7 @@
  * which statuses, and which events it records. The expected statuses and events are written out
  * here (seed 002's outcome statuses), not read from OUTCOMES, so a changed table fails a row.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeploymentKind, DeploymentStatus, Phase } from '../../contracts/domain.js';
 import { openStore, type OpenedStore } from '../store/open-store.js';
 import type { DeploymentRow } from '../store/rows.js';
@@ -44,12 +44,13 @@ describe.each(STORES)('a finished deployment moves its env on %s', (storeKind) =
   let store: OpenedStore;
   let n = 0;
 
-  beforeEach(async () => {
+  // One store for the file's tests (each test has envs of its own).
+  beforeAll(async () => {
     store = await openStore(await storeOptions(storeKind, freshDataDir()));
     await store.db.query("insert into teams (id, name) values ('team_s', 's')");
     await store.db.query("insert into projects (id, team, name) values ('prj_s', 'team_s', 'shop')");
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await store?.close();
   });
 
