@@ -65,7 +65,7 @@ const started = (port: number): EnvCreateResult & { restored: null } => ({
 
 /** The verdict's context: deployment of `envId` with `state`, `failure`, a host that is `connected`
  *  and answers env.rollback with `answer` (an Error is thrown). */
-function context(envId: string, state: DeployState, o: { failure?: PhaseContext['failure']; connected?: boolean; answer?: Record<string, unknown> | Error } = {}) {
+function context(envId: string, state: DeployState, o: { failure?: PhaseContext['failure']; connected?: boolean; answer?: EnvCreateResult | Error } = {}) {
   const sent: Sent[] = [];
   const waited: string[] = [];
   const agents = {
