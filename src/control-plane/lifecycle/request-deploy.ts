@@ -1,7 +1,7 @@
 /**
  * A deploy request (seed 002 "creating a deployment enters planning"): find or create the env,
  * create the `deploy` deployment (`pending`) and move the env into `planning` — the planner sweep
- * takes it from there. Call inside the request's transaction.
+ * takes it from there. Call inside the request's transaction (its statements are sent together).
  *
  *   no live env, or running / degraded / failed / stopped  → planning
  *   planning / awaiting_approval                            → the older pending deploy is superseded; planning again
@@ -34,6 +34,7 @@ export function targetOfSpec(spec: Pick<Spec, 'target'> | undefined): EnvTarget 
 export async function requestDeploy(db: Db, r: DeployRequest): Promise<{ env: EnvRow; deployment: DeploymentRow }> {
   const target = targetOfSpec((r.params as { spec?: Spec }).spec);
   let env = (await db.query<EnvRow>("select * from envs where project = $1 and name = $2 and status not in ('torn_down', 'separated') for update", [r.project, r.envName]))[0];
+  const created = !env;
   if (!env) {
     env = (await db.query<EnvRow>("insert into envs (id, team, project, name, stage, status, target) values ($1, $2, $3, $4, $5, 'planning', $6) returning *", [newId('env'), r.team, r.project, r.envName, r.stage, target]))[0]!;
   } else if (env.target !== target) {
@@ -46,11 +47,15 @@ export async function requestDeploy(db: Db, r: DeployRequest): Promise<{ env: En
   }
   // The pending deploy this one replaces says which deployment replaced it (`superseded by dep_…`).
   const id = newId('deployment');
-  if (status === 'planning' || status === 'awaiting_approval') await supersedePending(db, env.id, id);
-  const deployment = await createDeployment(db, { team: r.team, env: env.id, kind: 'deploy', params: r.params, id });
-  if (status !== 'deploying' && status !== 'upgrading') {
-    env = (await db.query<EnvRow>("update envs set status = 'planning', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1 returning *", [env.id]))[0]!;
-  }
-  await appendEvent(db, { team: r.team, subject: `env:${env.id}`, type: 'deploy_requested', data: { deployment: deployment.id } });
-  return { env, deployment };
+  if (!created && (status === 'planning' || status === 'awaiting_approval')) await supersedePending(db, env.id, id);
+  // Sent together, run in this order on the transaction's one connection: one round trip instead
+  // of three. On the embedded store the API's reads wait behind a transaction (issue 11).
+  const [deployment, planning] = await Promise.all([
+    createDeployment(db, { team: r.team, env: env.id, kind: 'deploy', params: r.params, id, envRow: env }),
+    status === 'deploying' || status === 'upgrading'
+      ? undefined
+      : db.query<EnvRow>("update envs set status = 'planning', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1 returning *", [env.id]),
+    appendEvent(db, { team: r.team, subject: `env:${env.id}`, type: 'deploy_requested', data: { deployment: id } }),
+  ]);
+  return { env: planning?.[0] ?? env, deployment };
 }

@@ -7,9 +7,13 @@ import type { DeploymentRow } from '../store/rows.js';
 
 /** Insert a `pending` deployment with every phase of its kind listed `pending` (the API shows
  *  all phases from the start). The engine picks it up; call inside the request's transaction.
- *  A kind the env's target cannot run is refused (409) before anything is written. */
-export async function createDeployment(db: Db, d: { team: string; env: string; kind: DeploymentKind; params: Record<string, unknown>; id?: string }): Promise<DeploymentRow> {
-  const env = (await db.query<{ name: string; target: EnvTarget }>('select name, target from envs where id = $1', [d.env]))[0];
+ *  A kind the env's target cannot run is refused (409) before anything is written. `envRow`: the
+ *  env as the caller just read it (its name and target), saving a statement. */
+export async function createDeployment(
+  db: Db,
+  d: { team: string; env: string; kind: DeploymentKind; params: Record<string, unknown>; id?: string; envRow?: { name: string; target: EnvTarget } },
+): Promise<DeploymentRow> {
+  const env = d.envRow ?? (await db.query<{ name: string; target: EnvTarget }>('select name, target from envs where id = $1', [d.env]))[0];
   if (env) assertKindOnTarget(d.kind, env.target, env.name);
   const phases: Phase[] = KIND_PHASES[d.kind].map((name) => ({ name, status: 'pending', evidence: null, started_at: null, finished_at: null }));
   const rows = await db.query<DeploymentRow>(

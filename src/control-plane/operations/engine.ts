@@ -323,15 +323,19 @@ export class Engine {
     await this.opts.db.tx(async (tx) => {
       // took_ms on the database's clock alone: started_at is its now(), so this process's clock
       // (which may differ) has no part in it.
-      const rows = await tx.query<{ took_ms: number }>(
-        `update deployments set status = $3, phases = $4, state = $5, error = $6, finished_at = now(), lease_owner = null, lease_until = null
-         where id = $1 and lease_owner = $2
-         returning round(extract(epoch from finished_at - started_at) * 1000)::float8 as took_ms`,
-        [dep.id, this.owner, status, JSON.stringify(dep.phases), JSON.stringify(dep.state), dep.error],
-      );
+      // Sent together (one round trip; the API's reads wait behind a transaction on the embedded
+      // store): a lease found lost rolls the commands' update back with the rest.
+      const [rows] = await Promise.all([
+        tx.query<{ took_ms: number }>(
+          `update deployments set status = $3, phases = $4, state = $5, error = $6, finished_at = now(), lease_owner = null, lease_until = null
+           where id = $1 and lease_owner = $2
+           returning round(extract(epoch from finished_at - started_at) * 1000)::float8 as took_ms`,
+          [dep.id, this.owner, status, JSON.stringify(dep.phases), JSON.stringify(dep.state), dep.error],
+        ),
+        abandonOpenCommands(tx, dep.id, status),
+      ]);
       if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
       dep.status = status;
-      await abandonOpenCommands(tx, dep.id, status);
       await onDeploymentFinished(tx, dep);
       await appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: rows[0].took_ms, error: dep.error });
     });

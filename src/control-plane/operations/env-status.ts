@@ -46,6 +46,9 @@ export async function onDeploymentFinished(db: Db, dep: DeploymentRow): Promise<
     await appendEvent(db, { team: dep.team, subject: `env:${dep.env}`, type: failed ? outcome.events.failed : outcome.events.ok, data: { deployment: dep.id, status: dep.status, error: dep.error } });
   }
   // A deploy that arrived while this one ran waits in `pending`: plan it next.
-  const queued = await db.query<{ id: string }>("select id from deployments where env = $1 and kind = 'deploy' and status = 'pending' limit 1", [dep.env]);
-  if (queued[0]) await db.query("update envs set status = 'planning', updated_at = now() where id = $1 and status in ('running', 'degraded', 'failed')", [dep.env]);
+  await db.query(
+    `update envs set status = 'planning', updated_at = now() where id = $1 and status in ('running', 'degraded', 'failed')
+       and exists (select 1 from deployments where env = $1 and kind = 'deploy' and status = 'pending')`,
+    [dep.env],
+  );
 }

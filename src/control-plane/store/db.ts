@@ -8,7 +8,9 @@ export interface Db {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Run a script of several statements (migrations). */
   exec(sql: string): Promise<void>;
-  /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. The
+   *  handle `fn` gets has one connection: statements sent on it without awaiting each other run in
+   *  the order sent, so independent ones can go together in one round trip (Promise.all). */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * The same database, for work a person is waiting on (the API's): where the store has one

@@ -5,9 +5,8 @@ import { messageOf } from '../../../contracts/errors.js';
 import { type PhaseContext, type PhaseDef, type PhaseResult } from '../phase.js';
 import { withPublic } from '../../edge/desired-edge.js';
 import { paramsOf, stateOf, type IngressState } from './state.js';
-import { activateVersion } from '../versions.js';
+import { activateVersion, tookMs } from '../versions.js';
 
-const tookMs = (ctx: PhaseContext) => Date.now() - new Date(ctx.deployment.created_at as string).getTime();
 const endpointsOf = (r: Pick<EnvCreateResult, 'endpoints'>, ctx: PhaseContext) => withPublic(r.endpoints, stateOf(ctx.state).ingress?.desired ?? null);
 
 /**
@@ -33,10 +32,13 @@ async function succeed(ctx: PhaseContext): Promise<PhaseResult> {
   const drained = drainMs(state.ingress);
   if (drained > 0) await setTimeout(drained, undefined, { signal: ctx.signal });
   const res = await activate(ctx, state.host!, version, 'activate');
-  await ctx.db.tx(async (tx) => {
-    await tx.query('update versions set healthy = true where id = $1', [version.id]);
-    await tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, version.id, JSON.stringify(endpointsOf(res, ctx))]);
-  });
+  // Both sent at once on the transaction's connection: one round trip (issue 11).
+  await ctx.db.tx((tx) =>
+    Promise.all([
+      tx.query('update versions set healthy = true where id = $1', [version.id]),
+      tx.query('update envs set current_version = $2, endpoints = $3, last_error = null, updated_at = now() where id = $1', [ctx.deployment.env, version.id, JSON.stringify(endpointsOf(res, ctx))]),
+    ]),
+  );
   return { status: 'ok', evidence: { version: version.id, snapshot: version.snapshot, took_ms: tookMs(ctx), ...(drained > 0 ? { drained_ms: drained } : {}) }, outcome: 'succeeded' };
 }
 
