@@ -114,37 +114,39 @@ async function planEnv(deps: PlannerSweepDeps, env: EnvRow): Promise<void> {
     }
     if (cluster && cluster !== env.host) await tx.query('update envs set host = $2 where id = $1', [env.id, cluster]);
     if (awsAccount && awsAccount !== env.aws_account) await tx.query('update envs set aws_account = $2 where id = $1', [env.id, awsAccount]);
-    await tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]);
-    const requested = await latestPlan(tx, env.id, ['requested']);
+    // Statements that do not wait on each other's answers are sent together and run in the order
+    // sent (the transaction's one connection): three round trips for the plan, not nine (issue 11).
+    const [, requested] = await Promise.all([
+      tx.query("update env_plans set status = 'superseded' where env = $1 and status in ('ready')", [env.id]),
+      latestPlan(tx, env.id, ['requested']),
+    ]);
     const instructions = guidance.join('\n');
-    let planId: string;
-    if (requested) {
-      planId = requested.id;
-      await tx.query("update env_plans set deployment = $2, planner = $3, summary = $4, artifact = $5, instructions = $6, namespace = $7, status = 'ready' where id = $1", [planId, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null]);
-    } else {
-      planId = newId('plan');
-      await tx.query("insert into env_plans (id, env, deployment, planner, summary, artifact, instructions, namespace, status) values ($1, $2, $3, $4, $5, $6, $7, $8, 'ready')", [planId, env.id, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null]);
-    }
-    await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_ready', data: { plan: planId, deployment: dep!.id, summary: plan.summary } });
-    if (approval === 'auto') {
-      await tx.query("update env_plans set status = 'approved', actor = 'policy', approved_at = now() where id = $1", [planId]);
-      await appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_approved', data: { plan: planId, actor: 'policy' } });
-      await tx.query("update envs set status = case when current_version is null then 'deploying' else 'upgrading' end, planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]);
-    } else {
-      await tx.query("update envs set status = 'awaiting_approval', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]);
-    }
+    const planId = requested?.id ?? newId('plan');
+    const ready = { team: env.team, subject: `env:${env.id}`, type: 'plan_ready', data: { plan: planId, deployment: dep!.id, summary: plan.summary } };
+    await Promise.all([
+      requested
+        ? tx.query("update env_plans set deployment = $2, planner = $3, summary = $4, artifact = $5, instructions = $6, namespace = $7, status = 'ready' where id = $1", [planId, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null])
+        : tx.query("insert into env_plans (id, env, deployment, planner, summary, artifact, instructions, namespace, status) values ($1, $2, $3, $4, $5, $6, $7, $8, 'ready')", [planId, env.id, dep!.id, plan.planner, plan.summary, plan.artifact, instructions, plan.namespace ?? null]),
+      appendEvent(tx, ready),
+      ...(approval === 'auto'
+        ? [
+            tx.query("update env_plans set status = 'approved', actor = 'policy', approved_at = now() where id = $1", [planId]),
+            appendEvent(tx, { team: env.team, subject: `env:${env.id}`, type: 'plan_approved', data: { plan: planId, actor: 'policy' } }),
+            tx.query("update envs set status = case when current_version is null then 'deploying' else 'upgrading' end, planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id]),
+          ]
+        : [tx.query("update envs set status = 'awaiting_approval', planner_attempts = 0, planner_lease_until = null, updated_at = now() where id = $1", [env.id])]),
+    ]);
     return true;
   });
   if (recorded) deps.bus.emit('kick');
   else deps.log(`planner: env ${env.id}: no longer planning deploy ${dep!.id}; plan dropped (event plan_dropped)`);
 }
 
-/** Lock the env; true while it is still `planning` the deploy `dep` (still pending). */
+/** Lock the env; true while it is still `planning` the deploy `dep` (still pending). One statement. */
 async function stillPlanning(tx: Db, env: string, dep: string | null): Promise<boolean> {
-  const row = (await tx.query<{ status: string }>('select status from envs where id = $1 for update', [env]))[0];
+  const row = (await tx.query<{ status: string; dep_status: string | null }>('select status, (select status from deployments where id = $2) as dep_status from envs where id = $1 for update', [env, dep]))[0];
   if (row?.status !== 'planning') return false;
-  if (!dep) return true;
-  return (await tx.query<{ status: string }>('select status from deployments where id = $1', [dep]))[0]?.status === 'pending';
+  return !dep || row.dep_status === 'pending';
 }
 
 async function recordFailure(deps: PlannerSweepDeps, env: EnvRow, dep: DeploymentRow | null, message: string, final = false): Promise<void> {
