@@ -30,10 +30,14 @@ export async function loadVersion(db: Db, id: string): Promise<VersionRecord | u
  */
 export async function versionOfDeployment(db: Db, dep: Pick<DeploymentRow, 'id' | 'env'>, spec: Spec): Promise<{ id: string; number: number }> {
   return db.tx(async (tx) => {
-    const existing = await tx.query<{ id: string; number: number }>('select id, number from versions where deployment = $1', [dep.id]);
+    // Sent together, run in this order: the env locked before its versions are counted (issue 11:
+    // one round trip, not three, while the embedded store's reads wait behind the transaction).
+    const [existing, , [{ next }]] = (await Promise.all([
+      tx.query<{ id: string; number: number }>('select id, number from versions where deployment = $1', [dep.id]),
+      tx.query('select id from envs where id = $1 for update', [dep.env]),
+      tx.query<{ next: number }>('select coalesce(max(number), 0) + 1 as next from versions where env = $1', [dep.env]),
+    ])) as [{ id: string; number: number }[], unknown, [{ next: number }]];
     if (existing[0]) return existing[0];
-    await tx.query('select id from envs where id = $1 for update', [dep.env]);
-    const [{ next }] = (await tx.query<{ next: number }>('select coalesce(max(number), 0) + 1 as next from versions where env = $1', [dep.env])) as [{ next: number }];
     const id = newId('version');
     await tx.query('insert into versions (id, env, number, spec, deployment) values ($1, $2, $3, $4, $5)', [id, dep.env, next, JSON.stringify(spec), dep.id]);
     return { id, number: next };
