@@ -336,8 +336,8 @@ export class Engine {
       ]);
       if (!rows[0]) throw new DenvError('CONFLICT', `lost the lease on deployment ${dep.id}`);
       dep.status = status;
-      await onDeploymentFinished(tx, dep);
-      await appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: rows[0].took_ms, error: dep.error });
+      // Sent together too: the env's outcome (and its event) before deployment.finished.
+      await Promise.all([onDeploymentFinished(tx, dep), appendDeploymentEvent(tx, dep, 'deployment.finished', { status, took_ms: rows[0].took_ms, error: dep.error })]);
     });
     this.announce(dep);
   }

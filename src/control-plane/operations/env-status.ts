@@ -6,7 +6,6 @@
  */
 import type { DeploymentKind, EnvStatus } from '../../contracts/domain.js';
 import type { Db } from '../store/db.js';
-import { appendEvent } from '../store/events.js';
 import type { DeploymentRow } from '../store/rows.js';
 
 interface Outcome {
@@ -38,17 +37,25 @@ export async function onDeploymentFinished(db: Db, dep: DeploymentRow): Promise<
   // A deploy the host refused before any effect (verdict evidence `changed: false`) leaves an env
   // that has a current version serving it as before: back to the `ok` status, not `failed`.
   const unchanged = failed && (dep.phases.find((p) => p.name === 'verdict')?.evidence as { changed?: unknown } | null)?.changed === false;
-  const rows = await db.query<{ id: string; team: string }>(
-    'update envs set status = case when $5::boolean and current_version is not null then $6 else $2 end, last_error = $3, updated_at = now() where id = $1 and status = any($4) returning id, team',
-    [dep.env, status, dep.error, outcome.from, unchanged, outcome.ok],
-  );
-  if (rows[0] && outcome.events) {
-    await appendEvent(db, { team: dep.team, subject: `env:${dep.env}`, type: failed ? outcome.events.failed : outcome.events.ok, data: { deployment: dep.id, status: dep.status, error: dep.error } });
-  }
-  // A deploy that arrived while this one ran waits in `pending`: plan it next.
-  await db.query(
-    `update envs set status = 'planning', updated_at = now() where id = $1 and status in ('running', 'degraded', 'failed')
-       and exists (select 1 from deployments where env = $1 and kind = 'deploy' and status = 'pending')`,
-    [dep.env],
+  const event = outcome.events ? (failed ? outcome.events.failed : outcome.events.ok) : null;
+  // Two statements sent together on one connection, run in this order (inside the caller's
+  // transaction, or one of their own): one round trip (issue 11).
+  await db.tx((tx) =>
+    Promise.all([
+      // The env moves, and its event is written only if it did.
+      tx.query(
+        `with moved as (
+           update envs set status = case when $5::boolean and current_version is not null then $6 else $2 end, last_error = $3, updated_at = now()
+           where id = $1 and status = any($4) returning id)
+         insert into events (team, subject, type, data) select $7, 'env:' || id, $8, $9 from moved where $8::text is not null`,
+        [dep.env, status, dep.error, outcome.from, unchanged, outcome.ok, dep.team, event, JSON.stringify({ deployment: dep.id, status: dep.status, error: dep.error })],
+      ),
+      // A deploy that arrived while this one ran waits in `pending`: plan it next.
+      tx.query(
+        `update envs set status = 'planning', updated_at = now() where id = $1 and status in ('running', 'degraded', 'failed')
+           and exists (select 1 from deployments where env = $1 and kind = 'deploy' and status = 'pending')`,
+        [dep.env],
+      ),
+    ]),
   );
 }
