@@ -392,13 +392,16 @@ export class AgentGateway {
       const credential = newSecret('dhc');
       // A key made for a machine a cloud provisioned (clouds/provision.ts) enrolls that machine:
       // the host is a `provider` host, linked to its machine both ways.
-      await tx.query(
-        'insert into hosts (id, team, name, kind, status, facts, credential_hash, last_heartbeat_at, machine) values ($1, $2, $3, $4, \'connected\', $5, $6, now(), $7)',
-        [id, key.team, msg.name, key.machine ? 'provider' : 'sidecar', JSON.stringify(msg.facts), hashSecret(credential), key.machine],
-      );
-      if (key.machine) await tx.query('update machines set host = $2 where id = $1', [key.machine, id]);
-      await tx.query('update enrollment_keys set used_at = now() where id = $1', [key.id]);
-      await appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name, ...(key.machine ? { machine: key.machine } : {}) } });
+      // Sent together, run in this order on the transaction's connection: one round trip (issue 11).
+      await Promise.all([
+        tx.query(
+          'insert into hosts (id, team, name, kind, status, facts, credential_hash, last_heartbeat_at, machine) values ($1, $2, $3, $4, \'connected\', $5, $6, now(), $7)',
+          [id, key.team, msg.name, key.machine ? 'provider' : 'sidecar', JSON.stringify(msg.facts), hashSecret(credential), key.machine],
+        ),
+        key.machine ? tx.query('update machines set host = $2 where id = $1', [key.machine, id]) : undefined,
+        tx.query('update enrollment_keys set used_at = now() where id = $1', [key.id]),
+        appendEvent(tx, { team: key.team, subject: `host:${id}`, type: 'host.enrolled', data: { name: msg.name, ...(key.machine ? { machine: key.machine } : {}) } }),
+      ]);
       return { type: 'welcome' as const, host_id: id, credential, heartbeat_ms: this.opts.heartbeatMs, live_status_ms: this.opts.liveStatusMs, metrics_ms: this.opts.metricsMs, incident_threshold: this.opts.incidentThreshold };
     });
   }
