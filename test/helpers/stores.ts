@@ -6,7 +6,9 @@
 import { chmodSync, cpSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { openStore, type OpenedStore } from '../../src/control-plane/store/open-store.js';
+import type { Db } from '../../src/control-plane/store/db.js';
 
 export const STORES = ['pglite', 'postgres'] as const;
 export type StoreKind = (typeof STORES)[number];
@@ -48,4 +50,21 @@ export async function storeOptions(kind: StoreKind, dataDir: string): Promise<{ 
     return { dataDir };
   }
   return { dataDir, databaseUrl: await freshPostgresDatabase() };
+}
+
+/** An embedded store for a test file's in-process tests, holding one team and one project: opened
+ *  before the file's tests (its `db` is set then), closed after them. */
+export function embeddedProjectStore(team: string, project: string, projectName: string): { db: Db } {
+  const holder = {} as { db: Db };
+  let opened: OpenedStore | undefined;
+  beforeAll(async () => {
+    opened = await openStore(await storeOptions('pglite', freshDataDir()));
+    holder.db = opened.db;
+    await holder.db.query('insert into teams (id, name) values ($1, $1)', [team]);
+    await holder.db.query('insert into projects (id, team, name) values ($1, $2, $3)', [project, team, projectName]);
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return holder;
 }

@@ -6,9 +6,8 @@
  * verdict puts anything on the edge (test/env-operations.test.ts and test/env-data.test.ts run
  * these kinds end to end with real agents).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EnvCreateResult } from '../../contracts/protocol.js';
-import { openStore, type OpenedStore } from '../store/open-store.js';
 import type { DeploymentRow, EnvRow } from '../store/rows.js';
 import type { PhaseContext, PhaseDef } from './phase.js';
 import { verdict as destroyVerdict } from './destroy/verdict.js';
@@ -18,18 +17,10 @@ import { separateVerdict } from './separate/verdict.js';
 import { verdict as snapshotVerdict } from './snapshot/verdict.js';
 import { startVerdict } from './start/verdict.js';
 import { stopVerdict } from './stop/verdict.js';
-import { freshDataDir, storeOptions } from '../../../test/helpers/stores.js';
+import { embeddedProjectStore } from '../../../test/helpers/stores.js';
 
-let store: OpenedStore;
+const store = embeddedProjectStore('team_k', 'prj_k', 'shop');
 let n = 0;
-beforeAll(async () => {
-  store = await openStore(await storeOptions('pglite', freshDataDir()));
-  await store.db.query("insert into teams (id, name) values ('team_k', 'k')");
-  await store.db.query("insert into projects (id, team, name) values ('prj_k', 'team_k', 'shop')");
-});
-afterAll(async () => {
-  await store?.close();
-});
 
 const ENDPOINTS = [{ service: 'web', url: 'http://127.0.0.1:20001' }];
 

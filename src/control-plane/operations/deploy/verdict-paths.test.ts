@@ -6,26 +6,17 @@
  * sets and records what was sent. test/deploy.test.ts and test/rollback tests run whole deploys with
  * real agents; here a revert that does nothing cannot look like one that worked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EnvCreateResult } from '../../../contracts/protocol.js';
 import type { AgentGateway } from '../../gateway/agent-gateway.js';
-import { openStore, type OpenedStore } from '../../store/open-store.js';
 import type { DeploymentRow, EnvRow } from '../../store/rows.js';
 import type { PhaseContext } from '../phase.js';
 import type { DeployState } from './state.js';
 import { verdict } from './verdict.js';
-import { freshDataDir, storeOptions } from '../../../../test/helpers/stores.js';
+import { embeddedProjectStore } from '../../../../test/helpers/stores.js';
 
-let store: OpenedStore;
+const store = embeddedProjectStore('team_d', 'prj_d', 'shop');
 let n = 0;
-beforeAll(async () => {
-  store = await openStore(await storeOptions('pglite', freshDataDir()));
-  await store.db.query("insert into teams (id, name) values ('team_d', 'd')");
-  await store.db.query("insert into projects (id, team, name) values ('prj_d', 'team_d', 'shop')");
-});
-afterAll(async () => {
-  await store?.close();
-});
 
 const SPEC = { services: { web: { command: ['node', 'server.js'] } }, volumes: ['data'] };
 const SHOWN = [{ service: 'web', url: 'http://127.0.0.1:20001', public: ['http://shop.example.com'] }];

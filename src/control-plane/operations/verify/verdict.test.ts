@@ -5,26 +5,19 @@
  * statement is plain SQL); the host is a scripted `call` with a connected-or-not flag.
  * test/verify.test.ts grades real sandboxes end to end.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CollectResult, VerifyRunResult } from '../../../contracts/verify.js';
 import type { AgentGateway } from '../../gateway/agent-gateway.js';
-import { openStore, type OpenedStore } from '../../store/open-store.js';
 import type { DeploymentRow } from '../../store/rows.js';
 import type { PhaseContext } from '../phase.js';
 import type { VerifyState } from './state.js';
 import { verdict } from './verdict.js';
-import { freshDataDir, storeOptions } from '../../../../test/helpers/stores.js';
+import { embeddedProjectStore } from '../../../../test/helpers/stores.js';
 
-let store: OpenedStore;
+const store = embeddedProjectStore('team_v', 'prj_v', 'sandbox');
 let graders = 0;
 beforeAll(async () => {
-  store = await openStore(await storeOptions('pglite', freshDataDir()));
-  await store.db.query("insert into teams (id, name) values ('team_v', 'v')");
-  await store.db.query("insert into projects (id, team, name) values ('prj_v', 'team_v', 'sandbox')");
   await store.db.query("insert into envs (id, team, project, name, stage, status) values ('env_agent', 'team_v', 'prj_v', 'agent', 'preview', 'running')");
-});
-afterAll(async () => {
-  await store?.close();
 });
 
 /** A grader fork env, running with an endpoint, as the fork phase leaves it. */
