@@ -533,7 +533,7 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(publish.runs).toHaveLength(0);
     expect(verdict.runs.map((r) => r.failure)).toEqual([{ phase: 'work', message: 'disk full' }]);
     const [start, end] = await events(id);
-    expect(start!.type).toBe('deployment.started');
+    expect(start).toEqual({ type: 'deployment.started', data: { kind, control_plane: e.owner } });
     expect(end).toEqual({ type: 'deployment.finished', data: { status: 'failed', took_ms: expect.any(Number), error: 'work: disk full' } });
     // From the deployment's start to its end: within what the test saw from start() to the end, and
     // the row's own finished_at - started_at (to the millisecond; both are the database's clock).
@@ -579,5 +579,96 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     ]);
     expect(slow.runs[0]!.signal.aborted).toBe(true);
     expect(verdict.runs.map((r) => r.failure)).toEqual([{ phase: 'work', message: 'timed out after 1000 ms' }]);
+  });
+  it('a resumed deployment runs from its running phase: finished phases are not run again, their evidence and its own and the phase’s start times kept', async () => {
+    const prepare = phase('prepare');
+    const work = phase('work');
+    const verdict = phase('verdict');
+    const id = await deployment(testKind([prepare, work, verdict]), { leftRunningBy: 'cp_gone' });
+    // Left in `work` by an owner that went away: prepare ended with its evidence, work running for a minute.
+    const began = new Date(Date.now() - 60_000).toISOString();
+    const left = [
+      { name: 'prepare', status: 'ok', evidence: { pulled: 'sha256:1' }, started_at: began, finished_at: began },
+      { name: 'work', status: 'running', evidence: null, started_at: began, finished_at: null },
+      { name: 'verdict', status: 'pending', evidence: null, started_at: null, finished_at: null },
+    ];
+    await store.db.query('update deployments set phases = $2, started_at = $3 where id = $1', [id, JSON.stringify(left), began]);
+    const { engine: e } = engine();
+    await e.start(true);
+    const done = await finished(id);
+    expect(done).toMatchObject({ status: 'succeeded', error: null });
+    expect(outcomes(done)).toEqual([['prepare', 'ok', { pulled: 'sha256:1' }], ['work', 'ok', null], ['verdict', 'ok', null]]);
+    expect([prepare.runs.length, work.runs.length, verdict.runs.length]).toEqual([0, 1, 1]);
+    expect(ms(done.started_at)).toBe(ms(began));
+    expect(done.phases.slice(0, 2).map((p) => p.started_at)).toEqual([began, began]);
+    expect(ms(done.phases[2]!.started_at)).toBeGreaterThan(ms(began));
+    expect((await events(id)).map((ev) => ev.type)).toEqual(['deployment.finished']);
+  });
+
+  it('announces every change it commits: `progress` carries what was stored (kind, status, phases), then `deployment` the id', async () => {
+    const kind = testKind([phase('work'), phase('verdict')]);
+    const id = await deployment(kind);
+    const { engine: e, bus } = engine();
+    const seen: unknown[] = [];
+    const stored: unknown[] = [];
+    bus.on('progress', (p) => {
+      seen.push(['progress', p.id, p.kind, p.status, p.phases.map((ph) => ph.status)]);
+      stored.push(p.phases);
+    });
+    bus.on('deployment', (d) => seen.push(['deployment', d]));
+    await e.start(false);
+    const done = await finished(id);
+    await e.idle(); // the last announcement follows the finishing transaction's commit
+    expect(seen).toEqual([
+      ['progress', id, kind, 'running', ['pending', 'pending']],
+      ['deployment', id],
+      ['progress', id, kind, 'running', ['running', 'pending']],
+      ['deployment', id],
+      ['progress', id, kind, 'running', ['ok', 'running']],
+      ['deployment', id],
+      ['progress', id, kind, 'succeeded', ['ok', 'ok']],
+      ['deployment', id],
+    ]);
+    expect(stored.at(-1)).toEqual(done.phases);
+  });
+
+  it('a lease taken between two phases is found by the next commit: CONFLICT, the next phase never runs, nothing more is written', async () => {
+    const work = phase('work', async (_run, ctx) => {
+      await store.db.query("update deployments set lease_owner = 'cp_other' where id = $1", [ctx.deployment.id]);
+      return ok({ done: true });
+    });
+    const publish = phase('publish');
+    const id = await deployment(testKind([work, publish, phase('verdict')]));
+    // The lease (30 s) is renewed every 10 s: the commit of publish's start finds it lost first.
+    const { engine: e, logs } = engine();
+    await e.start(false);
+    await waitFor(() => logs.length > 0, 20_000, 'the lost lease to be logged');
+    await e.idle();
+    expect(logs).toEqual([`engine: deployment ${id}: lost the lease on deployment ${id}`]);
+    expect(publish.runs).toHaveLength(0);
+    const r = await row(id);
+    expect(r).toMatchObject({ status: 'running', error: null, lease_owner: 'cp_other', finished_at: null });
+    expect(outcomes(r)).toEqual([['work', 'running', null], ['publish', 'pending', null], ['verdict', 'pending', null]]);
+    expect((await events(id)).map((ev) => ev.type)).toEqual(['deployment.started']);
+  });
+
+  it('idle() resolves once nothing runs here, not before', async () => {
+    const release = gate();
+    const work = phase('work', async () => {
+      await release.opened;
+      return ok(null);
+    });
+    const id = await deployment(testKind([work, phase('verdict')]));
+    const { engine: e } = engine();
+    await e.start(false);
+    await started(work);
+    let idled = false;
+    const idling = e.idle().then(() => (idled = true));
+    await e.sweep(); // a whole claim later, the held run still runs
+    expect(idled).toBe(false);
+    release.open();
+    await idling;
+    // Read without waiting: idle() resolved only after the run's last commit.
+    expect(await row(id)).toMatchObject({ status: 'succeeded', lease_owner: null });
   });
 });
