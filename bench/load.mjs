@@ -2,7 +2,7 @@
 // bench/load — does the API stay fast while the control plane is busy? (issue 11, item 5)
 //
 //   node bench/load.mjs [--rate 20] [--deploys 30] [--waves 6] [--agents 50] [--idle-s 15] [--agents-s 15] [--settle-s 35]
-//                       [--real-agents] [--agent-nice 10] [--database-url postgres://…] [--cpu-prof <dir>]
+//                       [--real-agents] [--agent-nice 10|idle] [--database-url postgres://…] [--cpu-prof <dir>]
 //                       [--start-only]
 //
 // Starts a real `denv server` (bin/denv, from dist/: `npm run build` first) on 127.0.0.1 with a
@@ -33,10 +33,12 @@
 //                small machine their start-up competes for the CPU with the server).
 // Agents and what they start run at nice --agent-nice (default 10): they stand in for other hosts,
 // and on a 2-core machine 30 services starting at once would otherwise measure the scheduler, not
-// the control plane. `--agent-nice 0` shows that too. `--cpu-prof <dir>` writes V8 CPU profiles
+// the control plane. `--agent-nice 0` shows that too; `--agent-nice idle` puts them in Linux's
+// SCHED_IDLE class (`chrt --idle`): they run only on a core nothing else wants, the nearest this
+// machine comes to another host. `--cpu-prof <dir>` writes V8 CPU profiles
 // of the server's threads to <dir> and of the deploying agent to <dir>/agent.
 // Targets (issue 11): p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,12 +63,17 @@ const SETTLE_S = Number(arg('settle-s', 35));
 const REAL_AGENTS = flag('real-agents');
 const DATABASE_URL = arg('database-url', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
-const AGENT_NICE = Number(arg('agent-nice', 10));
+const AGENT_NICE = arg('agent-nice', '10');
 /** Lower an agent's CPU priority before it starts anything (its services inherit it). */
 const niced = (proc) => {
-  try {
-    setPriority(proc.pid, AGENT_NICE);
-  } catch {}
+  if (AGENT_NICE === 'idle') {
+    const r = spawnSync('chrt', ['--idle', '--all-tasks', '--pid', '0', String(proc.pid)], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`chrt --idle on the agent's pid ${proc.pid} failed (${r.error?.message ?? `exit ${r.status}`})`);
+  } else {
+    try {
+      setPriority(proc.pid, Number(AGENT_NICE));
+    } catch {}
+  }
   return proc;
 };
 
@@ -383,7 +390,7 @@ const line = (name, r, base) => {
   const err = r.errors.length ? `  ${r.errors.length} errors (${[...new Set(r.errors)].slice(0, 3).join(', ')})` : '';
   return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, deploying agent ${(r.agentCpu / (r.ms / 1000)).toFixed(2)}, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
 };
-console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at nice ${AGENT_NICE}`);
+console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at ${AGENT_NICE === 'idle' ? 'SCHED_IDLE' : `nice ${AGENT_NICE}`}`);
 console.log('control plane start (spawn → /healthz, and the CPU it took; RSS of the process tree 1 s later; peak = most the tree held while starting, sampled every 50 ms)');
 console.log(`  empty data dir   ${first.startMs.toFixed(0).padStart(6)} ms (cpu ${first.startCpu.toFixed(1)} s)   RSS ${first.mem.rss.toFixed(0)} MiB (peak ${first.startPeak.toFixed(0)} MiB; ${first.mem.processes} process${first.mem.processes > 1 ? 'es' : ''})`);
 console.log(`  after restart    ${server.startMs.toFixed(0).padStart(6)} ms (cpu ${server.startCpu.toFixed(1)} s)   RSS ${server.mem.rss.toFixed(0)} MiB (peak ${server.startPeak.toFixed(0)} MiB; ${server.mem.processes} process${server.mem.processes > 1 ? 'es' : ''})`);
