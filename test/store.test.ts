@@ -130,6 +130,39 @@ describe.each(STORES)('transactions and errors on %s', (store) => {
     });
   });
 
+  it('statements sent together on a transaction (Promise.all) run in the order sent, one at a time on the connection; a failing one rolls back all of it', async () => {
+    await withStore(async (db) => {
+      // pg 8 warns (DeprecationWarning) when a query is made on a client already running one.
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => void warnings.push(w.message);
+      process.on('warning', onWarning);
+      try {
+        const [, , seen] = await db.tx((tx) =>
+          Promise.all([
+            tx.query("insert into teams (id, name) values ('tx-a', 'tx-a')"),
+            tx.query("insert into teams (id, name) values ('tx-b', 'tx-b')"),
+            tx.query<{ id: string }>("select id from teams where id like 'tx-%' order by id"),
+          ]),
+        );
+        expect(seen.map((r) => r.id)).toEqual(['tx-a', 'tx-b']);
+        const err = await db.tx((tx) =>
+          Promise.all([
+            tx.query("insert into teams (id, name) values ('tx-c', 'tx-c')"),
+            tx.query("insert into teams (id, name) values ('tx-a', 'tx-a')"),
+            tx.query("insert into teams (id, name) values ('tx-d', 'tx-d')"),
+          ]),
+        ).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: '23505' });
+        expect(await teams(db)).toEqual(['tx-a', 'tx-b']);
+        // Emitted on the next tick: give it one before reading.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((m) => /already executing a query/.test(m))).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+  });
+
   it('a commit that fails (a deferred constraint) rejects the transaction with its SQLSTATE, and the next statement runs on its own', async () => {
     await withStore(async (db) => {
       await db.exec('create table tx_deferred (k int, constraint tx_deferred_k unique (k) deferrable initially deferred)');

@@ -10,7 +10,8 @@ export interface Db {
   exec(sql: string): Promise<void>;
   /** Run `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. The
    *  handle `fn` gets has one connection: statements sent on it without awaiting each other run in
-   *  the order sent, so independent ones can go together in one round trip (Promise.all). */
+   *  the order sent, so independent ones can go together (Promise.all): on the embedded store in
+   *  one round trip to its thread; a PostgreSQL server's connection takes them one at a time. */
   tx<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * The same database, for work a person is waiting on (the API's): where the store has one

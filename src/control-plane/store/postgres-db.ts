@@ -5,21 +5,34 @@ import type { Db } from './db.js';
 // int8 (bigserial event ids, counts) as JS numbers, as PGlite returns them.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
-function wrapClient(client: pg.PoolClient): Db {
+/**
+ * One transaction's connection, its statements one at a time in the order they were made.
+ * node-postgres sends a connection's statements one after another anyway (no pipelining), and
+ * queues a query made while another runs, a use pg 8 deprecates ("client is already executing a
+ * query"; removed in pg 9). Statements sent together on a transaction's handle (Promise.all, db.ts)
+ * are chained here instead, and so are begin, commit and rollback: a rollback after a rejected
+ * Promise.all still follows the statements of it that were in flight.
+ */
+function serialClient(client: pg.PoolClient): { db: Db; run: (sql: string, params?: readonly unknown[]) => Promise<pg.QueryResult> } {
+  let last: Promise<unknown> = Promise.resolve();
+  const run = (sql: string, params: readonly unknown[] = []): Promise<pg.QueryResult> => {
+    const next = last.then(() => client.query(sql, params as unknown[]));
+    last = next.catch(() => {});
+    return next;
+  };
   const db: Db = {
     dialect: 'postgres',
     async query<T>(sql: string, params: readonly unknown[] = []) {
-      const res = await client.query(sql, params as unknown[]);
-      return res.rows as T[];
+      return (await run(sql, params)).rows as T[];
     },
     async exec(sql: string) {
-      await client.query(sql);
+      await run(sql);
     },
     tx: (fn) => fn(db),
     servedFirst: () => db,
     close: async () => {},
   };
-  return db;
+  return { db, run };
 }
 
 /**
@@ -74,13 +87,14 @@ export async function openPostgres(url: string, log: (line: string) => void = ()
         log(`database: a connection in a transaction ended: ${err.message}`);
       };
       client.on('error', onError);
+      const serial = serialClient(client);
       try {
-        await client.query('begin');
-        const out = await fn(wrapClient(client));
-        await client.query('commit');
+        await serial.run('begin');
+        const out = await fn(serial.db);
+        await serial.run('commit');
         return out;
       } catch (err) {
-        if (!lost) await client.query('rollback').catch(() => {});
+        if (!lost) await serial.run('rollback').catch(() => {});
         throw unavailable(err);
       } finally {
         client.off('error', onError);
