@@ -13,7 +13,7 @@ pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
  * are chained here instead, and so are begin, commit and rollback: a rollback after a rejected
  * Promise.all still follows the statements of it that were in flight.
  */
-function serialClient(client: pg.PoolClient): { db: Db; run: (sql: string, params?: readonly unknown[]) => Promise<pg.QueryResult> } {
+function serialClient(client: pg.PoolClient): Db {
   let last: Promise<unknown> = Promise.resolve();
   const run = (sql: string, params: readonly unknown[] = []): Promise<pg.QueryResult> => {
     const next = last.then(() => client.query(sql, params as unknown[]));
@@ -32,7 +32,7 @@ function serialClient(client: pg.PoolClient): { db: Db; run: (sql: string, param
     servedFirst: () => db,
     close: async () => {},
   };
-  return { db, run };
+  return db;
 }
 
 /**
@@ -89,12 +89,12 @@ export async function openPostgres(url: string, log: (line: string) => void = ()
       client.on('error', onError);
       const serial = serialClient(client);
       try {
-        await serial.run('begin');
-        const out = await fn(serial.db);
-        await serial.run('commit');
+        await serial.exec('begin');
+        const out = await fn(serial);
+        await serial.exec('commit');
         return out;
       } catch (err) {
-        if (!lost) await serial.run('rollback').catch(() => {});
+        if (!lost) await serial.exec('rollback').catch(() => {});
         throw unavailable(err);
       } finally {
         client.off('error', onError);
