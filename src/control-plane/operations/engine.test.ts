@@ -221,6 +221,25 @@ describe.each(STORES)('phase engine on %s', (storeKind) => {
     expect(work.runs.map((r) => r.deployment.id)).toEqual([first, queued]);
   });
 
+  it('a claim passes over what already runs here: with a full claim (20) running, a sweep claims the 21st at once', async () => {
+    const release = gate();
+    const work = phase('work', async () => {
+      await release.opened;
+      return ok(null);
+    });
+    const kind = testKind([work, phase('verdict')]);
+    const ids: string[] = [];
+    for (let i = 0; i < 21; i++) ids.push(await deployment(kind));
+    const { engine: e } = engine();
+    await e.start(false);
+    await started(work, 20); // the first claim takes 20 (its limit)
+    await e.sweep(); // the timed sweep is a minute away
+    await started(work, 21);
+    expect(new Set(work.runs.map((r) => r.deployment.id))).toEqual(new Set(ids));
+    release.open();
+    for (const id of ids) expect(await finished(id)).toMatchObject({ status: 'succeeded' });
+  });
+
   it('two deployments of one env created in the same millisecond run one at a time, the first inserted first', async () => {
     const release = gate();
     const work = phase('work', async (run) => {

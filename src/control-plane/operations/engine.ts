@@ -131,6 +131,10 @@ export class Engine {
            where id in (
              select d.id from deployments d join envs e on e.id = d.env
              where d.status in ('pending', 'running')
+               -- Not the ones running here: their leases are renewed by their runs, and taking
+               -- them again rewrote each row (its phases and evidence) at every claim and spent
+               -- the limit on rows the loop below skips.
+               and d.id <> all($4::text[])
                and (d.status = 'running' or ${dispatchCondition()})
                and (d.lease_until is null or d.lease_until < now() or d.lease_owner = $1)
                -- Every phase known here. The case guards jsonb_array_elements too: PostgreSQL may
@@ -146,7 +150,7 @@ export class Engine {
              limit 20
              for update of d skip locked)
            returning id`,
-        [this.owner, String(this.opts.leaseMs), runnablePhases()],
+        [this.owner, String(this.opts.leaseMs), runnablePhases(), [...this.running.keys()]],
       );
       for (const { id } of claimed) {
         if (this.running.has(id) || this.stopped) continue;
