@@ -8,10 +8,12 @@
  *
  * Requests are handled one at a time in arrival order (PGlite is one connection). Transactions
  * are plain `begin` / `commit` / `rollback` statements: the main side keeps other statements away
- * while one is open. The database exists already (pglite-init.ts creates it).
+ * while one is open. Queries run as prepared statements (pglite-statements.ts says why). The
+ * database exists already (pglite-init.ts creates it).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { keepsPrepared, PreparedStatements } from './pglite-statements.js';
 
 export interface PGliteWorkerData {
   readonly dataDir: string;
@@ -53,9 +55,11 @@ const reply = (msg: PGliteReply) => {
 };
 
 let db: PGlite;
+let statements: PreparedStatements;
 try {
   const settings = opts.settings.flatMap((s) => ['-c', s]);
   db = await PGlite.create({ dataDir: opts.dataDir, startParams: [...PGlite.defaultStartParams, ...settings] });
+  statements = new PreparedStatements(db);
   reply({ id: 0, rows: [] });
 } catch (err) {
   reply({ id: 0, error: serializeError(err) });
@@ -66,8 +70,9 @@ try {
 async function handle(req: PGliteRequest): Promise<void> {
   try {
     if (req.op === 'query') {
-      reply({ id: req.id, rows: (await db.query(req.sql, req.params as unknown[])).rows });
+      reply({ id: req.id, rows: await statements.query(req.sql, req.params) });
     } else if (req.op === 'exec') {
+      if (!keepsPrepared(req.sql)) statements.forgetAll();
       await db.exec(req.sql);
       reply({ id: req.id, rows: [] });
     } else {
