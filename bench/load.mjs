@@ -14,7 +14,8 @@
 //     `--start-only` stops there; and the tree's RSS after the phases below and again --settle-s
 //     later, when the Compose loader's thread has ended (it ends after 30 s without a deploy);
 //   * API reads (GET /v1/envs with the admin token, open loop at --rate req/s: a request is sent
-//     on schedule whether or not the previous ones answered) p50/p99/max in the phases below, and
+//     on schedule whether or not the previous ones answered; sent and timed by a thread of the
+//     bench that does nothing else, load-reader.mjs) p50/p99/max in the phases below, and
 //     the CPU the server's process (all its threads) used per second of each, in cores (and the
 //     deploying agent's own process, without the services it starts); the ratio
 //     of a busy phase's p99 is to the idle phase after the deploys, which lists the same envs:
@@ -46,6 +47,7 @@ import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { setPriority, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { freePort, sleep } from './helpers.mjs';
 
@@ -187,33 +189,23 @@ async function api(method, path, body) {
   return json;
 }
 
-// ---- the reader: open loop at RATE req/s -------------------------------------------------------
+// ---- the reader: open loop at RATE req/s, on a thread of its own ---------------------------------
+// The bench's own work (posting 30 deploys at once, polling their status, the protocol-level agents)
+// would otherwise delay the reader's timers and the handling of its answers on the same event loop,
+// and count as the server's latency. The reader thread does nothing but read.
+const reader = new Worker(new URL('./load-reader.mjs', import.meta.url), { workerData: { url: `${server.url}/v1/envs?limit=50`, headers, rate: RATE } });
+reader.unref();
 /** Reads GET /v1/envs at RATE/s until `done` resolves (and at least `minMs`); returns latencies (ms). */
 async function readUntil(done, minMs = 0) {
-  const lat = [];
-  const errors = [];
-  const inflight = new Set();
-  const t0 = performance.now();
-  let stop = false;
-  void Promise.all([done, sleep(minMs)]).then(() => (stop = true));
-  for (let i = 0; !stop; i++) {
-    const due = t0 + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    if (stop) break;
-    const sent = performance.now();
-    const p = fetch(`${server.url}/v1/envs?limit=50`, { headers })
-      .then(async (res) => {
-        await res.arrayBuffer();
-        if (!res.ok) errors.push(res.status);
-        lat.push(performance.now() - sent);
-      })
-      .catch((err) => errors.push(err.message));
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
-  }
-  await Promise.all(inflight);
-  return { lat: lat.sort((a, b) => a - b), errors, ms: performance.now() - t0 };
+  const answer = new Promise((resolve, reject) => {
+    reader.once('message', resolve);
+    reader.once('error', reject);
+  });
+  reader.postMessage('start');
+  await Promise.all([done, sleep(minMs)]);
+  reader.postMessage('stop');
+  const r = await answer;
+  return { ...r, lat: r.lat.sort((a, b) => a - b) };
 }
 
 // ---- one real agent for the deploys ------------------------------------------------------------
