@@ -227,7 +227,7 @@ describe('denv client commands', () => {
       cli('events', '--subject', `dep:${badDep}`),
     ]);
     expect(page1.code).toBe(0);
-    expect(page1.stdout).toMatch(/^ID\s+KIND\s+ENV\s+STATUS\s+CREATED\s+ERROR\ndep_\S+\s+deploy\s+env_\S+\s+succeeded\s+\d+s ago\n$/);
+    expect(page1.stdout).toMatch(/^ID\s+KIND\s+ENV\s+STATUS\s+CREATED\s+ERROR \/ WAITING FOR\ndep_\S+\s+deploy\s+env_\S+\s+succeeded\s+\d+s ago\n$/);
     const cursor = /^more: add --after (\S+)\n$/.exec(page1.stderr)?.[1];
     expect(cursor, page1.stderr).toBeDefined();
     const page2 = await cli('deployments', '--after', cursor!);

@@ -56,13 +56,17 @@ describe('lifecycle work on the host', () => {
     expect(commandLog().filter((c) => c.env === later.body.env.id).map((c) => c.kind)).toContain('env.create');
     // nothing has reached the host, and the deployment waits
     expect(commandLog().filter((c) => c.env === id)).toEqual([]);
-    expect((await h.api.get(`/v1/deployments/${res.body.deployment.id}`)).body.status).toBe('pending');
+    const pending = (await h.api.get(`/v1/deployments/${res.body.deployment.id}`)).body;
+    expect(pending).toMatchObject({ status: 'pending', waiting: `approval of env ${res.body.env.name}'s plan (denv env approve ${res.body.env.name})` });
+    const listed = (await h.api.get(`/v1/deployments?env=${id}`)).body.items;
+    expect(listed.map((d: { id: string; waiting?: string }) => [d.id, d.waiting])).toEqual([[res.body.deployment.id, pending.waiting]]);
 
     const approved = await h.api.post(`/v1/envs/${id}/approve`, {});
     expect(approved.status).toBe(202);
     expect(approved.body.env.status).toBe('deploying');
     const dep = await h.api.finished(res.body.deployment.id);
     expect(dep.status).toBe('succeeded');
+    expect(dep).not.toHaveProperty('waiting');
     expect(commandLog().filter((c) => c.env === id).map((c) => c.kind)).toEqual(['env.create', 'env.snapshot', 'env.rollback']);
     const types = (await events(id)).map((e) => e.type);
     for (const t of ['plan_ready', 'plan_approved', 'cmd_sent', 'apply_succeeded']) expect(types).toContain(t);

@@ -93,6 +93,7 @@ export function formatDeploymentDetail(d: Deployment): string {
   const ms = elapsedMs(d.created_at, d.finished_at);
   if (ms !== null) fields.push(['took', formatDuration(ms)]);
   if (d.error) fields.push(['error', d.error]);
+  if (d.waiting) fields.push(['waiting for', d.waiting]);
   const width = phaseNameWidth(d.phases);
   return [formatFields(fields), '', 'phases:', ...d.phases.map((p) => formatPhaseLine(p, width))].join('\n');
 }

@@ -71,6 +71,8 @@ export interface Deployment {
   readonly created_at: string;
   readonly finished_at: string | null;
   readonly phases: readonly Phase[];
+  /** Only while `pending`: what it waits for (an older deployment of its env, its plan's approval …). */
+  readonly waiting?: string;
 }
 
 export interface Endpoint {

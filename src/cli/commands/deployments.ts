@@ -7,8 +7,9 @@ import { formatAge, formatTable, toJson, truncate } from '../output.js';
 import { addPaging, noteNextPage } from './list-options.js';
 import { resolveEnvId } from '../env-ref.js';
 
+/** A row per deployment; the last column is its error, or what a pending one waits for. */
 export function deploymentRows(items: readonly Deployment[], now: number): string[][] {
-  return items.map((d) => [d.id, d.kind, d.env, d.status, formatAge(d.created_at, now), truncate(d.error ?? '', 60)]);
+  return items.map((d) => [d.id, d.kind, d.env, d.status, formatAge(d.created_at, now), truncate(d.error ?? (d.waiting ? `waiting for ${d.waiting}` : ''), 80)]);
 }
 
 export function registerDeployments(program: Command): void {
@@ -25,7 +26,7 @@ export function registerDeployments(program: Command): void {
     const page = await client.get<Page<Deployment>>('/v1/deployments', { env, limit: opts.limit, after: opts.after });
     if (opts.json) return say(toJson(page));
     if (page.items.length === 0) return say('no deployments');
-    say(formatTable(['id', 'kind', 'env', 'status', 'created', 'error'], deploymentRows(page.items, Date.now())));
+    say(formatTable(['id', 'kind', 'env', 'status', 'created', 'error / waiting for'], deploymentRows(page.items, Date.now())));
     noteNextPage(page);
   });
 }

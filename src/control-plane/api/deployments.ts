@@ -5,8 +5,17 @@ import { listPage } from './paging.js';
 import { openEventStream } from './event-stream.js';
 import { route } from './route.js';
 import type { DeploymentOutput } from '../bus.js';
+import type { Db } from '../store/db.js';
+import type { Deployment } from '../../contracts/domain.js';
+import { waitingReasons } from '../operations/waiting.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back']);
+
+/** The pending ones among `deps` with what each waits for. */
+async function withWaiting(db: Db, deps: readonly Deployment[]): Promise<Deployment[]> {
+  const reasons = await waitingReasons(db, deps.filter((d) => d.status === 'pending').map((d) => d.id));
+  return deps.map((d) => (reasons.has(d.id) ? { ...d, waiting: reasons.get(d.id)! } : d));
+}
 
 export const deploymentRoutes = [
   route({
@@ -14,13 +23,14 @@ export const deploymentRoutes = [
     async handler({ db }, { auth, query }) {
       const params: unknown[] = [auth.team];
       if (query.env) params.push(query.env);
-      return listPage(db, { table: 'deployments', where: query.env ? 'team = $1 and env = $2' : 'team = $1', params, newestFirst: true, columns: DEPLOYMENT_VIEW_COLUMNS }, query, toDeployment);
+      const page = await listPage(db, { table: 'deployments', where: query.env ? 'team = $1 and env = $2' : 'team = $1', params, newestFirst: true, columns: DEPLOYMENT_VIEW_COLUMNS }, query, toDeployment);
+      return { ...page, items: await withWaiting(db, page.items) };
     },
   }),
   route({
     method: 'GET', url: '/v1/deployments/:id', summary: 'Read a deployment with its phases',
     async handler({ db }, { auth, params }) {
-      return toDeployment(await findDeployment(db, auth.team, params.id!));
+      return (await withWaiting(db, [toDeployment(await findDeployment(db, auth.team, params.id!))]))[0];
     },
   }),
   route({
