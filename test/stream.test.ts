@@ -2,11 +2,13 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../src/contracts/domain.js';
+import { waitFor } from './helpers/api.js';
 import { startHarness, type Harness } from './helpers/harness.js';
 
 const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 
-async function readStream(url: string, token: string): Promise<{ events: string[]; deployments: Deployment[] }> {
+/** Reads the stream to its end; `onDeployment` is awaited at each `deployment` event as it arrives. */
+async function readStream(url: string, token: string, onDeployment?: (d: Deployment) => Promise<void> | void): Promise<{ events: string[]; deployments: Deployment[] }> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
   expect(res.headers.get('content-type')).toContain('text/event-stream');
   const decoder = new TextDecoder();
@@ -23,7 +25,10 @@ async function readStream(url: string, token: string): Promise<{ events: string[
       const data = /^data: (.*)$/m.exec(block)?.[1];
       if (!event) continue;
       events.push(event);
-      if (event === 'deployment') deployments.push(JSON.parse(data!));
+      if (event === 'deployment') {
+        deployments.push(JSON.parse(data!));
+        await onDeployment?.(deployments.at(-1)!);
+      }
     }
   }
   return { events, deployments };
@@ -56,5 +61,24 @@ describe('deployment stream', () => {
     const { body } = await h.api.get('/v1/deployments?limit=1');
     const { events } = await readStream(`${h.cp.url}/v1/deployments/${body.items[0].id}/stream`, h.cp.adminToken);
     expect(events).toEqual(['deployment', 'end']);
+  });
+  it('carries what a pending deployment waits for while it waits, and not once it runs', async () => {
+    await h.api.post('/v1/projects', { name: 'sse-gated', approval: 'required' });
+    const compose = { services: { web: { command: ['node', APP], 'x-denv': { health: { path: '/healthz' } } } } };
+    const res = await h.api.post('/v1/projects/sse-gated/deploy', { compose });
+    const envId = res.body.env.id as string;
+    await waitFor(async () => (await h.api.get(`/v1/envs/${envId}`)).body.status === 'awaiting_approval', 30_000, 'awaiting approval');
+    const name = res.body.env.name as string;
+    // Approved once the stream's first event has arrived.
+    let approved = false;
+    const reading = readStream(`${h.cp.url}/v1/deployments/${res.body.deployment.id}/stream`, h.cp.adminToken, async () => {
+      if (approved) return;
+      approved = true;
+      expect((await h.api.post(`/v1/envs/${envId}/approve`, {})).status).toBe(202);
+    });
+    const { deployments } = await reading;
+    expect(deployments[0]).toMatchObject({ status: 'pending', waiting: `approval of env ${name}'s plan (denv env approve ${name})` });
+    expect(deployments.at(-1)!.status).toBe('succeeded');
+    for (const d of deployments.filter((x) => x.status !== 'pending')) expect(d).not.toHaveProperty('waiting');
   });
 });

@@ -2,7 +2,8 @@
  * The web UI in a real browser (Debian's Chromium, headless) against a real control plane and a
  * real agent: sign-in with `#token=`, the deployment page following a deploy live to `succeeded`,
  * the env page with the app's log lines and CPU/memory charts, a broken deploy's failed phase,
- * error and rollback, stop with confirmation, the hosts page, a narrow screen. Screenshots of each
+ * error and rollback, stop with confirmation, the hosts page, a narrow screen, a pending deployment
+ * saying what it waits for. Screenshots of each
  * page go to `test-output/ui/`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -186,5 +187,19 @@ describe('web UI', () => {
     expect(lines).toEqual(Array.from({ length: 8 }, (_, i) => `web | building step ${i + 1}`));
     await shot('deployment-build-output');
     rmSync(root, { recursive: true, force: true });
+  });
+  it("a pending deployment's page says what it waits for, and the note goes once it runs (over the stream)", async () => {
+    const { page } = b;
+    expect((await h.api.post('/v1/projects', { name: 'gated', approval: 'required' })).status).toBe(201);
+    const res = await h.api.post('/v1/projects/gated/deploy', { env: 'review', compose: compose() });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await waitFor(async () => (await h.api.get(`/v1/envs/${res.body.env.id}`)).body.status === 'awaiting_approval', 30_000, 'awaiting approval');
+    await page.goto(`${h.cp.url}/deployments/${res.body.deployment.id}`);
+    await page.waitForSelector('[data-testid="deployment-waiting"]');
+    expect(await page.textContent('[data-testid="deployment-waiting"]')).toBe("Waiting for approval of env review's plan (denv env approve review)");
+    await shot('deployment-waiting');
+    expect((await h.api.post(`/v1/envs/${res.body.env.id}/approve`, {})).status).toBe(202);
+    await page.waitForSelector('[data-testid="deployment-status"][data-status="succeeded"]', { timeout: 60_000 });
+    expect(await page.$('[data-testid="deployment-waiting"]')).toBeNull();
   });
 });

@@ -56,11 +56,15 @@ export const deploymentRoutes = [
       held = null;
       let last = '';
       // Every stream of this deployment shares one poll (another control plane may run it).
-      const watch = streams.watch<DeploymentRow | undefined>(
+      const watch = streams.watch<(DeploymentRow & { waiting?: string }) | undefined>(
         `dep:${first.id}`,
         {
           everyMs: 2000,
-          fetcher: () => async () => (await db.query<DeploymentRow>('select * from deployments where id = $1', [first.id]))[0],
+          fetcher: () => async () => {
+            const row = (await db.query<DeploymentRow>('select * from deployments where id = $1', [first.id]))[0];
+            const waiting = row?.status === 'pending' ? (await waitingReasons(db, [row.id])).get(row.id) : undefined;
+            return row && waiting ? { ...row, waiting } : row;
+          },
           wake: (kick) => {
             const onChange = (id: string) => id === first.id && kick();
             bus.on('deployment', onChange);
@@ -69,7 +73,7 @@ export const deploymentRoutes = [
         },
         (dep) => {
           if (!dep || stream.closed) return;
-          const body = toDeployment(dep);
+          const body: Deployment = dep.waiting ? { ...toDeployment(dep), waiting: dep.waiting } : toDeployment(dep);
           const text = JSON.stringify(body);
           if (text !== last) {
             last = text;

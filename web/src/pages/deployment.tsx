@@ -110,6 +110,11 @@ export function DeploymentPage({ id }: { id: string }) {
           <strong>Error</strong> {dep.error}
         </div>
       ) : null}
+      {dep.status === 'pending' && dep.waiting ? (
+        <div class="note-box" data-testid="deployment-waiting">
+          <strong>Waiting for</strong> {dep.waiting}
+        </div>
+      ) : null}
       {verdict ? (
         <div class={`verdict-box verdict-${dep.status}`} data-testid="deployment-verdict">
           <strong>Verdict</strong> {verdict}
