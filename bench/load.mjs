@@ -198,7 +198,10 @@ reader.unref();
 /** Reads GET /v1/envs at RATE/s until `done` resolves (and at least `minMs`); returns latencies (ms). */
 async function readUntil(done, minMs = 0) {
   const answer = new Promise((resolve, reject) => {
-    reader.once('message', resolve);
+    reader.once('message', (r) => {
+      reader.off('error', reject);
+      resolve(r);
+    });
     reader.once('error', reject);
   });
   reader.postMessage('start');

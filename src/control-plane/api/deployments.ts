@@ -56,14 +56,13 @@ export const deploymentRoutes = [
       held = null;
       let last = '';
       // Every stream of this deployment shares one poll (another control plane may run it).
-      const watch = streams.watch<(DeploymentRow & { waiting?: string }) | undefined>(
+      const watch = streams.watch<Deployment | undefined>(
         `dep:${first.id}`,
         {
           everyMs: 2000,
           fetcher: () => async () => {
-            const row = (await db.query<DeploymentRow>('select * from deployments where id = $1', [first.id]))[0];
-            const waiting = row?.status === 'pending' ? (await waitingReasons(db, [row.id])).get(row.id) : undefined;
-            return row && waiting ? { ...row, waiting } : row;
+            const row = (await db.query<DeploymentRow>(`select ${DEPLOYMENT_VIEW_COLUMNS} from deployments where id = $1`, [first.id]))[0];
+            return row && (await withWaiting(db, [toDeployment(row)]))[0];
           },
           wake: (kick) => {
             const onChange = (id: string) => id === first.id && kick();
@@ -73,12 +72,11 @@ export const deploymentRoutes = [
         },
         (dep) => {
           if (!dep || stream.closed) return;
-          const body: Deployment = dep.waiting ? { ...toDeployment(dep), waiting: dep.waiting } : toDeployment(dep);
-          const text = JSON.stringify(body);
+          const text = JSON.stringify(dep);
           if (text !== last) {
             last = text;
-            if (TERMINAL.has(dep.status)) stream.send('deployment', body);
-            else stream.sendLatest('deployment', body);
+            if (TERMINAL.has(dep.status)) stream.send('deployment', dep);
+            else stream.sendLatest('deployment', dep);
           }
           if (TERMINAL.has(dep.status)) {
             stream.send('end', {});
