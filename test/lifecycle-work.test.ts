@@ -57,7 +57,7 @@ describe('lifecycle work on the host', () => {
     // nothing has reached the host, and the deployment waits
     expect(commandLog().filter((c) => c.env === id)).toEqual([]);
     const pending = (await h.api.get(`/v1/deployments/${res.body.deployment.id}`)).body;
-    expect(pending).toMatchObject({ status: 'pending', waiting: `approval of env ${res.body.env.name}'s plan (denv env approve ${res.body.env.name})` });
+    expect(pending).toMatchObject({ status: 'pending', waiting: `approval of env gated/${res.body.env.name}'s plan (denv env approve gated/${res.body.env.name})` });
     const listed = (await h.api.get(`/v1/deployments?env=${id}`)).body.items;
     expect(listed.map((d: { id: string; waiting?: string }) => [d.id, d.waiting])).toEqual([[res.body.deployment.id, pending.waiting]]);
 

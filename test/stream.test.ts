@@ -68,7 +68,7 @@ describe('deployment stream', () => {
     const res = await h.api.post('/v1/projects/sse-gated/deploy', { compose });
     const envId = res.body.env.id as string;
     await waitFor(async () => (await h.api.get(`/v1/envs/${envId}`)).body.status === 'awaiting_approval', 30_000, 'awaiting approval');
-    const name = res.body.env.name as string;
+    const name = `sse-gated/${res.body.env.name as string}`;
     // Approved once the stream's first event has arrived.
     let approved = false;
     const reading = readStream(`${h.cp.url}/v1/deployments/${res.body.deployment.id}/stream`, h.cp.adminToken, async () => {

@@ -196,7 +196,7 @@ describe('web UI', () => {
     await waitFor(async () => (await h.api.get(`/v1/envs/${res.body.env.id}`)).body.status === 'awaiting_approval', 30_000, 'awaiting approval');
     await page.goto(`${h.cp.url}/deployments/${res.body.deployment.id}`);
     await page.waitForSelector('[data-testid="deployment-waiting"]');
-    expect(await page.textContent('[data-testid="deployment-waiting"]')).toBe("Waiting for approval of env review's plan (denv env approve review)");
+    expect(await page.textContent('[data-testid="deployment-waiting"]')).toBe("Waiting for approval of env gated/review's plan (denv env approve gated/review)");
     await shot('deployment-waiting');
     expect((await h.api.post(`/v1/envs/${res.body.env.id}/approve`, {})).status).toBe(202);
     await page.waitForSelector('[data-testid="deployment-status"][data-status="succeeded"]', { timeout: 60_000 });

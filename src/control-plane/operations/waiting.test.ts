@@ -12,7 +12,7 @@ import { freshDataDir, storeOptions, STORES } from '../../../test/helpers/stores
 
 const DEPLOY_PHASES = [...KIND_PHASES.deploy];
 const facts = (o: Partial<WaitFacts> = {}): WaitFacts => ({
-  kind: 'deploy', phases: DEPLOY_PHASES, target: 'host', envName: 'shop-prod', envStatus: 'deploying', blocker: null, lease: null, ...o,
+  kind: 'deploy', phases: DEPLOY_PHASES, target: 'host', envRef: 'shop/prod', envStatus: 'deploying', blocker: null, lease: null, ...o,
 });
 
 describe('waitingFor', () => {
@@ -21,9 +21,9 @@ describe('waitingFor', () => {
     expect(waitingFor(facts({ kind: 'hover' as never, phases: [] }))).toBe('a control plane that runs hover deployments on host (none here does: a newer denv version made it?)');
     const blocker = { id: 'dep_older', kind: 'fork', status: 'running' };
     expect(waitingFor(facts({ blocker, envStatus: 'awaiting_approval' }))).toBe('dep_older (fork, running) to end: an env runs one deployment at a time');
-    expect(waitingFor(facts({ envStatus: 'awaiting_approval' }))).toBe("approval of env shop-prod's plan (denv env approve shop-prod)");
-    expect(waitingFor(facts({ envStatus: 'planning' }))).toBe("env shop-prod's plan to be made");
-    expect(waitingFor(facts({ kind: 'stop', phases: [...KIND_PHASES.stop], envStatus: 'running' }))).toBe('env shop-prod to be stopping (it is running)');
+    expect(waitingFor(facts({ envStatus: 'awaiting_approval' }))).toBe("approval of env shop/prod's plan (denv env approve shop/prod)");
+    expect(waitingFor(facts({ envStatus: 'planning' }))).toBe("env shop/prod's plan to be made");
+    expect(waitingFor(facts({ kind: 'stop', phases: [...KIND_PHASES.stop], envStatus: 'running' }))).toBe('env shop/prod to be stopping (it is running)');
     // Kinds the lifecycle does not gate run whatever the env's status.
     expect(waitingFor(facts({ kind: 'snapshot', phases: [...KIND_PHASES.snapshot], envStatus: 'running' }))).toBe('the engine to claim it (its next sweep)');
     expect(waitingFor(facts({ lease: { owner: 'cp_other', until: '2026-12-06T12:00:00.000Z' } }))).toBe('control plane cp_other, which holds it until 2026-12-06T12:00:00.000Z');
@@ -66,7 +66,7 @@ describe.each(STORES)('waitingReasons on %s', (storeKind) => {
     const reasons = await waitingReasons(store.db, ['dep_1', 'dep_2', 'dep_3', 'dep_4', 'dep_5', 'dep_missing']);
     expect(Object.fromEntries(reasons)).toEqual({
       dep_2: 'dep_1 (snapshot, running) to end: an env runs one deployment at a time',
-      dep_3: "approval of env g's plan (denv env approve g)",
+      dep_3: "approval of env shop/g's plan (denv env approve shop/g)",
       dep_4: 'a control plane that runs phase teleport of verify on host (none here does: a newer denv version made it?)',
     });
     await store.db.query("update envs set status = 'deploying' where id = 'env_g'");

@@ -15,7 +15,8 @@ export interface WaitFacts {
   readonly kind: DeploymentKind;
   readonly phases: readonly string[];
   readonly target: EnvTarget;
-  readonly envName: string;
+  /** `<project>/<env>`: what `denv env …` takes, unambiguous where a bare env name may not be. */
+  readonly envRef: string;
   readonly envStatus: EnvStatus;
   /** The oldest active deployment of the same env created before it. */
   readonly blocker: { readonly id: string; readonly kind: string; readonly status: string } | null;
@@ -33,9 +34,9 @@ export function waitingFor(f: WaitFacts, runnable: ReadonlySet<string> = new Set
   if (f.blocker) return `${f.blocker.id} (${f.blocker.kind}, ${f.blocker.status}) to end: an env runs one deployment at a time`;
   const dispatchedIn = DISPATCH_WHEN[f.kind];
   if (dispatchedIn && !dispatchedIn.includes(f.envStatus)) {
-    if (f.envStatus === 'awaiting_approval') return `approval of env ${f.envName}'s plan (denv env approve ${f.envName})`;
-    if (f.envStatus === 'planning') return `env ${f.envName}'s plan to be made`;
-    return `env ${f.envName} to be ${dispatchedIn.join(' or ')} (it is ${f.envStatus})`;
+    if (f.envStatus === 'awaiting_approval') return `approval of env ${f.envRef}'s plan (denv env approve ${f.envRef})`;
+    if (f.envStatus === 'planning') return `env ${f.envRef}'s plan to be made`;
+    return `env ${f.envRef} to be ${dispatchedIn.join(' or ')} (it is ${f.envStatus})`;
   }
   if (f.lease) return `control plane ${f.lease.owner}, which holds it until ${f.lease.until}`;
   return 'the engine to claim it (its next sweep)';
@@ -46,7 +47,7 @@ interface WaitRow {
   kind: DeploymentKind;
   phases: { name: string }[];
   target: EnvTarget;
-  env_name: string;
+  env_ref: string;
   env_status: EnvStatus;
   blocker_id: string | null;
   blocker_kind: string | null;
@@ -59,11 +60,12 @@ interface WaitRow {
 export async function waitingReasons(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await db.query<WaitRow>(
-    `select d.id, d.kind, d.phases, e.target, e.name as env_name, e.status as env_status,
+    `select d.id, d.kind, d.phases, e.target, p.name || '/' || e.name as env_ref, e.status as env_status,
             b.id as blocker_id, b.kind as blocker_kind, b.status as blocker_status,
             case when d.lease_until > now() then d.lease_owner end as lease_owner, d.lease_until
        from deployments d
        join envs e on e.id = d.env
+       join projects p on p.id = e.project
        left join lateral (
          select o.id, o.kind, o.status from deployments o
          where o.env = d.env and o.status in ('pending', 'running') and o.seq < d.seq
@@ -80,7 +82,7 @@ export async function waitingReasons(db: Db, ids: readonly string[]): Promise<Ma
           kind: r.kind,
           phases: Array.isArray(r.phases) ? r.phases.map((p) => p.name) : [],
           target: r.target,
-          envName: r.env_name,
+          envRef: r.env_ref,
           envStatus: r.env_status,
           blocker: r.blocker_id ? { id: r.blocker_id, kind: r.blocker_kind!, status: r.blocker_status! } : null,
           lease: r.lease_owner ? { owner: r.lease_owner, until: new Date(r.lease_until as string).toISOString() } : null,
