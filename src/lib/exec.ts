@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
+import { keepStarterPriority } from './session-priority.js';
 
 export interface RunOptions {
   readonly cwd?: string;
@@ -270,7 +271,8 @@ export function startProgram(argv: readonly string[], opts: Pick<RunOptions, 'cw
 }
 
 export type DetachedOutcome =
-  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly logOffset: number }
+  /** `warning`: it runs, but its session could not be given our priority (session-priority.ts). */
+  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly logOffset: number; readonly warning: string | null }
   | { readonly ok: false; readonly message: string };
 
 const ERRNO_HINTS: Record<string, string> = {
@@ -282,8 +284,10 @@ const ERRNO_HINTS: Record<string, string> = {
 /**
  * Start a program that outlives us: its own session and process group (`detached`), no pipes back
  * (stdout and stderr are appended to `logPath`, made 0600), and `unref()` so our event loop does
- * not wait for it. Resolves once it has started (with the log's size before it wrote anything), or
- * with why it could not start.
+ * not wait for it. Its session's scheduling group gets our priority (session-priority.ts: a
+ * session of its own would otherwise compete for the CPU on par with our whole session, whatever
+ * our nice). Resolves once it has started (with the log's size before it wrote anything), or with
+ * why it could not start.
  */
 export async function startDetached(argv: readonly string[], o: { readonly cwd: string; readonly env: Readonly<Record<string, string>>; readonly logPath: string }): Promise<DetachedOutcome> {
   const [program, ...args] = argv;
@@ -304,7 +308,7 @@ export async function startDetached(argv: readonly string[], o: { readonly cwd: 
       return { ok: false, message: `cannot start "${program}": ${code}${ERRNO_HINTS[code] ? ` (${ERRNO_HINTS[code]})` : ''}` };
     }
     child.unref();
-    return { ok: true, child, pid: child.pid, logOffset: size };
+    return { ok: true, child, pid: child.pid, logOffset: size, warning: await keepStarterPriority(child.pid) };
   } finally {
     await log.close(); // the child holds its own copy of the descriptor
   }

@@ -23,6 +23,8 @@ export interface Installed {
   /** The supervisor's pid (null under systemd). */
   readonly pid: number | null;
   readonly argv: readonly string[];
+  /** Set when the supervisor runs but its session could not be given our priority (session-priority.ts). */
+  readonly warning?: string;
 }
 
 /** Install the agent under `s.dir` and start it, replacing an agent installed there before. */
@@ -48,7 +50,7 @@ export async function installService(s: ServiceSettings & { readonly enrollmentK
   const started = await startDetached([process.execPath, o.denvBin, 'agent-service', 'supervise', '--dir', s.dir], { cwd: s.dir, env: process.env as Record<string, string>, logPath: p.log });
   if (!started.ok) throw new Error(`cannot start the supervisor: ${started.message}`);
   await writeFile(p.pidFile, `${started.pid}\n`);
-  return { kind, pid: started.pid, argv };
+  return { kind, pid: started.pid, argv, ...(started.warning ? { warning: started.warning } : {}) };
 }
 
 /** Stop the agent installed under `dir` and delete `dir` (only a directory denv made: it holds the marker). */

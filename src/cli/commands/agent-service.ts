@@ -43,6 +43,7 @@ export function registerAgentService(program: Command): void {
       const made = await installService({ dir: opts.dir, control: opts.control, name: opts.name, address: opts.address, allowPaths: opts.allowPath, enrollmentKey: key || null }, { denvBin: DENV_BIN });
       if (opts.json) return say(toJson(made));
       say(`agent ${opts.name} installed in ${opts.dir}, kept running by ${made.kind}${made.pid ? ` (supervisor pid ${made.pid})` : ''}`);
+      if (made.warning) say(`warning: ${made.warning}`);
     });
   service
     .command('remove')
