@@ -188,7 +188,7 @@ describe('web UI', () => {
     await shot('deployment-build-output');
     rmSync(root, { recursive: true, force: true });
   });
-  it("a pending deployment's page says what it waits for, and the note goes once it runs (over the stream)", async () => {
+  it("a pending deployment's page and the lists say what it waits for, and the note goes once it runs (over the stream)", async () => {
     const { page } = b;
     expect((await h.api.post('/v1/projects', { name: 'gated', approval: 'required' })).status).toBe(201);
     const res = await h.api.post('/v1/projects/gated/deploy', { env: 'review', compose: compose() });
@@ -198,8 +198,22 @@ describe('web UI', () => {
     await page.waitForSelector('[data-testid="deployment-waiting"]');
     expect(await page.textContent('[data-testid="deployment-waiting"]')).toBe("Waiting for approval of env gated/review's plan (denv env approve gated/review)");
     await shot('deployment-waiting');
+    // The lists say it too: the overview's latest deployments and the env's deployments.
+    const id = res.body.deployment.id as string;
+    const waiting = "approval of env gated/review's plan (denv env approve gated/review)";
+    await page.goto(`${h.cp.url}/`);
+    expect(await (await page.waitForSelector(`[data-testid="deployment-waiting-${id}"]`)).textContent()).toBe(`waiting for ${waiting}`);
+    await page.goto(`${h.cp.url}/envs/${res.body.env.id}`);
+    expect(await (await page.waitForSelector(`[data-testid="env-deployment-note-${id}"]`)).textContent()).toBe(waiting);
+    await page.goto(`${h.cp.url}/deployments/${id}`);
+    await page.waitForSelector('[data-testid="deployment-waiting"]');
     expect((await h.api.post(`/v1/envs/${res.body.env.id}/approve`, {})).status).toBe(202);
     await page.waitForSelector('[data-testid="deployment-status"][data-status="succeeded"]', { timeout: 60_000 });
     expect(await page.$('[data-testid="deployment-waiting"]')).toBeNull();
+    await page.goto(`${h.cp.url}/envs/${res.body.env.id}`);
+    expect(await (await page.waitForSelector(`[data-testid="env-deployment-note-${id}"]`)).textContent()).toBe('');
+    await page.goto(`${h.cp.url}/`);
+    await page.waitForSelector(`a[href="/deployments/${id}"]`);
+    expect(await page.$(`[data-testid="deployment-waiting-${id}"]`)).toBeNull();
   });
 });

@@ -171,7 +171,7 @@ export function EnvPage({ id }: { id: string }) {
         {(deployments.data?.items.length ?? 0) === 0 ? (
           <Empty>None.</Empty>
         ) : (
-          <Table head={['deployment', 'kind', 'status', 'error', 'took', 'started']} testid="env-deployments">
+          <Table head={['deployment', 'kind', 'status', 'error / waiting for', 'took', 'started']} testid="env-deployments">
             {deployments.data!.items.map((d) => (
               <tr key={d.id}>
                 <td>
@@ -181,7 +181,9 @@ export function EnvPage({ id }: { id: string }) {
                 <td>
                   <Badge status={d.status} />
                 </td>
-                <td class="wrap">{d.error ?? ''}</td>
+                <td class="wrap" data-testid={`env-deployment-note-${d.id}`}>
+                  {d.error ?? (d.status === 'pending' ? d.waiting : null) ?? ''}
+                </td>
                 <td>{duration(between(d.created_at, d.finished_at))}</td>
                 <td>{ago(d.created_at, now)}</td>
               </tr>

@@ -1,4 +1,4 @@
-/** Projects and their environments with status badges, and the latest deployments. */
+/** Projects and their environments with status badges, and the latest deployments (a pending one says what it waits for). */
 import { get } from '../api.js';
 import { Badge, Empty, ErrorBox, Link, Section, Table } from '../components/ui.js';
 import { ago, duration, between } from '../format.js';
@@ -71,6 +71,11 @@ export function Overview() {
                 </td>
                 <td>
                   <Badge status={d.status} />
+                  {d.status === 'pending' && d.waiting ? (
+                    <div class="muted" data-testid={`deployment-waiting-${d.id}`}>
+                      waiting for {d.waiting}
+                    </div>
+                  ) : null}
                 </td>
                 <td>{duration(between(d.created_at, d.finished_at))}</td>
                 <td>{ago(d.created_at, now)}</td>
