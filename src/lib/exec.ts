@@ -271,8 +271,8 @@ export function startProgram(argv: readonly string[], opts: Pick<RunOptions, 'cw
 }
 
 export type DetachedOutcome =
-  /** `warning`: it runs, but its session could not be given our priority (session-priority.ts). */
-  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly logOffset: number; readonly warning: string | null }
+  /** `priority`: settles once its session has our priority (null) or could not get it (why; it runs on). */
+  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly logOffset: number; readonly priority: Promise<string | null> }
   | { readonly ok: false; readonly message: string };
 
 const ERRNO_HINTS: Record<string, string> = {
@@ -308,7 +308,8 @@ export async function startDetached(argv: readonly string[], o: { readonly cwd: 
       return { ok: false, message: `cannot start "${program}": ${code}${ERRNO_HINTS[code] ? ` (${ERRNO_HINTS[code]})` : ''}` };
     }
     child.unref();
-    return { ok: true, child, pid: child.pid, logOffset: size, warning: await keepStarterPriority(child.pid) };
+    // Not awaited: the write is made at once, and only one the kernel rate-limits waits its turn.
+    return { ok: true, child, pid: child.pid, logOffset: size, priority: keepStarterPriority(child.pid) };
   } finally {
     await log.close(); // the child holds its own copy of the descriptor
   }

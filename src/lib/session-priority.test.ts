@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { chmodSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from './exec.js';
 import { moduleExecArgv } from './module-worker.js';
@@ -35,6 +36,7 @@ describe('startDetached keeps the starter’s priority', () => {
   const started: number[] = [];
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'denv-priority-'));
+    chmodSync(dir, 0o777); // the starter without privileges writes its logs here
     expect(parseAutogroup(readFileSync('/proc/self/autogroup', 'utf8')), 'this kernel groups sessions (autogroup)').not.toBeNull();
   });
   afterAll(async () => {
@@ -48,18 +50,24 @@ describe('startDetached keeps the starter’s priority', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** Start `sleep 60` detached from a Node process run under `wrapper`; its pid and startDetached's warning. */
-  async function startUnder(wrapper: string[]): Promise<{ pid: number; warning: string | null }> {
+  /** Start `count` × `sleep 60` detached at once from a Node process run under `wrapper`; their pids and startDetached's warnings. */
+  let calls = 0;
+  async function startManyUnder(wrapper: string[], count: number): Promise<{ pid: number; warning: string | null }[]> {
+    const logs = path.join(dir, `logs-${++calls}-`);
     const exec = new URL('./exec.ts', import.meta.url).href;
     const script = `const { startDetached } = await import(${JSON.stringify(exec)});
-      const r = await startDetached(['sleep', '60'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH }, logPath: ${JSON.stringify(path.join(dir, 'log'))} });
-      console.log(JSON.stringify(r.ok ? { pid: r.pid, warning: r.warning } : r));`;
-    const r = await run([...wrapper, process.execPath, ...moduleExecArgv(import.meta.url), '--input-type=module', '-e', script]);
+      const start = async (i) => {
+        const r = await startDetached(['sleep', '60'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH }, logPath: ${JSON.stringify(logs)} + i });
+        return r.ok ? { pid: r.pid, warning: await r.priority } : r;
+      };
+      console.log(JSON.stringify(await Promise.all(Array.from({ length: ${count} }, (_, i) => start(i)))));`;
+    const r = await run([...wrapper, process.execPath, ...moduleExecArgv(import.meta.url), '--input-type=module', '-e', script], { env: { ...process.env, HOME: dir } });
     expect(r.exitCode, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { pid: number; warning: string | null };
-    started.push(out.pid);
+    const out = JSON.parse(r.stdout) as { pid: number; warning: string | null }[];
+    started.push(...out.map((o) => o.pid));
     return out;
   }
+  const startUnder = async (wrapper: string[]) => (await startManyUnder(wrapper, 1))[0]!;
   const groupNice = (pid: number) => parseAutogroup(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
 
   it('gives a new session the nice its starter runs at (its own nice is inherited anyway)', async () => {
@@ -75,6 +83,13 @@ describe('startDetached keeps the starter’s priority', () => {
     const { pid, warning } = await startUnder(['chrt', '--idle', '0']);
     expect(warning).toBeNull();
     expect(groupNice(pid)).toBe(LOWEST_NICE);
+  });
+
+  it('sets sessions started at once by a starter without CAP_SYS_ADMIN one after the other, as the kernel allows', async () => {
+    // Without CAP_SYS_ADMIN the kernel takes one change of a group's nice per 100 ms (EAGAIN).
+    const sessions = await startManyUnder(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', 'nice', '-n', '10'], 3);
+    expect(sessions.map((s) => s.warning)).toEqual([null, null, null]);
+    expect(sessions.map((s) => groupNice(s.pid))).toEqual([10, 10, 10]);
   });
 
   it('leaves a session started at nice 0 at nice 0', async () => {

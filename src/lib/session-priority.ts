@@ -56,24 +56,35 @@ export async function starterPriority(): Promise<StarterPriority> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Writes the kernel refused for its rate limit, retried one at a time, RETRY_MS apart. */
+let rateLimited: Promise<unknown> = Promise.resolve();
+
+/** One write of the group's nice: null when done (or nothing to do), else the error code. */
+async function setGroupNice(pid: number, nice: number): Promise<string | null> {
+  try {
+    await writeFile(`/proc/${pid}/autogroup`, String(nice));
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    return code === 'ENOENT' ? null : code; // ENOENT: no autogroups in this kernel, or the process has ended
+  }
+}
+
 /**
- * Give the session `pid` leads the nice its starter's priority says. Resolves with null when done
- * or nothing was needed (nice 0, or a kernel without autogroups), else with why it could not be set
- * (the process runs on, at nice 0 in its group).
+ * Give the session `pid` leads the nice its starter's priority says. The first write is made at
+ * once; one the kernel's rate limit refuses (EAGAIN, only without CAP_SYS_ADMIN) is queued behind
+ * the others so refused, not retried by all at once. Resolves with null when done or nothing was
+ * needed (nice 0, or a kernel without autogroups), else with why it could not be set (the process
+ * runs on, at nice 0 in its group); never rejects.
  */
 export async function keepStarterPriority(pid: number): Promise<string | null> {
-  const nice = sessionNiceOf(await starterPriority());
+  const nice = sessionNiceOf(await starterPriority().catch(() => ({ nice: 0, policy: 0, groupNice: null })));
   if (nice === 0) return null;
-  const file = `/proc/${pid}/autogroup`;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await writeFile(file, String(nice));
-      return null;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return null; // no autogroups in this kernel, or the process has ended
-      if (code !== 'EAGAIN' || attempt === ATTEMPTS) return `cannot set the scheduling group of process ${pid} to nice ${nice}: ${code ?? (err as Error).message}`;
-      await sleep(RETRY_MS);
-    }
+  let code = await setGroupNice(pid, nice);
+  for (let attempt = 1; code === 'EAGAIN' && attempt < ATTEMPTS; attempt++) {
+    const turn = rateLimited.then(() => sleep(RETRY_MS)).then(() => setGroupNice(pid, nice));
+    rateLimited = turn;
+    code = await turn;
   }
+  return code === null ? null : `cannot set the scheduling group of process ${pid} to nice ${nice}: ${code}`;
 }

@@ -106,7 +106,8 @@ export class EdgeRelay {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
     const started = await spawnDetached([process.execPath, ...moduleExecArgv(import.meta.url), script.pathname, this.dir], this.dir, env, path.join(this.dir, 'relay.log'));
     if (!started.ok) throw new Error(`the edge relay ${started.message}`);
-    this.log(`edge relay started (pid ${started.pid})${started.warning ? `; ${started.warning}` : ''}`);
+    this.log(`edge relay started (pid ${started.pid})`);
+    void started.priority.then((why) => why && this.log(`edge relay: ${why}`));
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       const pid = await this.runningPid();

@@ -50,7 +50,8 @@ export async function installService(s: ServiceSettings & { readonly enrollmentK
   const started = await startDetached([process.execPath, o.denvBin, 'agent-service', 'supervise', '--dir', s.dir], { cwd: s.dir, env: process.env as Record<string, string>, logPath: p.log });
   if (!started.ok) throw new Error(`cannot start the supervisor: ${started.message}`);
   await writeFile(p.pidFile, `${started.pid}\n`);
-  return { kind, pid: started.pid, argv, ...(started.warning ? { warning: started.warning } : {}) };
+  const warning = await started.priority;
+  return { kind, pid: started.pid, argv, ...(warning ? { warning } : {}) };
 }
 
 /** Stop the agent installed under `dir` and delete `dir` (only a directory denv made: it holds the marker). */

@@ -396,7 +396,7 @@ export class ProcessRuntime {
       await removeLimits(serviceKey(rec)).catch(() => {});
       return { ok: false, message: 'cannot place the process in its cgroup, so its limits would not apply' };
     }
-    if (out.warning) this.log(`${serviceKey(rec)}: ${out.warning}`);
+    void out.priority.then((why) => why && this.log(`${serviceKey(rec)}: ${why}`));
     Object.assign(rec, { pid: out.pid, start_time: out.startTime, log_offset: out.logOffset, started_at: new Date().toISOString(), exit: null });
     live.child = out.child;
     live.spawnedAt = Date.now();

@@ -3,7 +3,7 @@
  * (`detached`), no pipes back to the agent (stdout and stderr are an append-mode log file), and
  * `unref()` so the agent's event loop does not wait for it. An agent killed with SIGKILL leaves
  * the process running, to be adopted by the next agent. Its session keeps the agent's CPU priority
- * (startDetached; `warning` says when it could not).
+ * (startDetached; `priority` says when it could not).
  */
 import type { ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { startDetached } from '../../../lib/exec.js';
 import { readProcStat } from './proc-stat.js';
 
 export type SpawnOutcome =
-  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly startTime: number | null; readonly logOffset: number; readonly warning: string | null }
+  | { readonly ok: true; readonly child: ChildProcess; readonly pid: number; readonly startTime: number | null; readonly logOffset: number; readonly priority: Promise<string | null> }
   | { readonly ok: false; readonly message: string };
 
 export async function spawnDetached(argv: readonly string[], cwd: string, env: Record<string, string>, logPath: string): Promise<SpawnOutcome> {
