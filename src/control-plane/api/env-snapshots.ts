@@ -9,7 +9,7 @@ import type { SnapshotUsage } from '../../contracts/protocol.js';
 import { messageOf } from '../../contracts/errors.js';
 import { DEFAULT_KEEP_SNAPSHOTS, decideRetention, describeReason } from '../retention/keep-set.js';
 import { iso } from '../store/rows.js';
-import { envVersionSnapshots, retentionInput } from '../store/snapshot-retention.js';
+import { retentionReads } from '../store/snapshot-retention.js';
 import { askAgent } from '../telemetry/agent-requests.js';
 import { findEnv } from './lookup.js';
 import { route } from './route.js';
@@ -23,8 +23,8 @@ export const envSnapshotRoutes = [
     async handler({ db, agents, keepSnapshots }, { auth, params }): Promise<EnvSnapshotList> {
       const env = await findEnv(db, auth.team, params.env!);
       const keepRecent = keepSnapshots ?? DEFAULT_KEEP_SNAPSHOTS;
-      const versions = await envVersionSnapshots(db, env.id);
-      const decision = decideRetention(await retentionInput(db, env.id, env.current_version, keepRecent, versions));
+      const { versions, ...reads } = await retentionReads(db, env.id);
+      const decision = decideRetention({ versions, ...reads, currentVersion: env.current_version, keepRecent });
       let onHost: Map<string, SnapshotUsage> | null = null;
       let error: string | null = null;
       if (env.status === 'torn_down' || env.status === 'separated') error = `env is ${env.status}: its host keeps no snapshots of it`;

@@ -23,7 +23,7 @@ import type { AgentGateway } from '../gateway/agent-gateway.js';
 import { decideRetention, describeReason } from '../retention/keep-set.js';
 import type { Db } from '../store/db.js';
 import { appendEvent } from '../store/events.js';
-import { claimDueEnvs, envVersionSnapshots, lockEnv, markSnapshotsPruned, retentionInput, type DueEnv } from '../store/snapshot-retention.js';
+import { claimDueEnvs, lockEnv, markSnapshotsPruned, retentionReads, type DueEnv } from '../store/snapshot-retention.js';
 
 /** Bound on one host's prune (deleting copies of large datasets takes a while). */
 const PRUNE_TIMEOUT_MS = 10 * 60_000;
@@ -59,10 +59,10 @@ export class SnapshotRetention {
   private async pruneEnv(env: DueEnv): Promise<void> {
     const { db, agents, keepRecent, log } = this.opts;
     const plan = await db.tx(async (tx) => {
-      const row = await lockEnv(tx, env.id);
+      // Sent together, run in this order: the env locked, then what the decision reads.
+      const [row, reads] = await Promise.all([lockEnv(tx, env.id), retentionReads(tx, env.id)]);
       if (!row || row.status === 'torn_down' || row.status === 'separated' || !row.host) return null;
-      const versions = await envVersionSnapshots(tx, env.id);
-      const decision = decideRetention(await retentionInput(tx, env.id, row.current_version, keepRecent, versions));
+      const decision = decideRetention({ ...reads, currentVersion: row.current_version, keepRecent });
       const newlyPruned = await markSnapshotsPruned(tx, decision.prune);
       return { host: row.host, keep: [...decision.keep.keys()], remove: [...decision.prune], newlyPruned, reasons: decision.keep };
     });
