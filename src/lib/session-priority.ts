@@ -7,9 +7,10 @@
  * whatever the nice of its starter. Each such group gets as much CPU as the starter's whole
  * session: thirty services starting at once took thirty shares to one for the agent and the
  * control plane beside it, and `nice -n 10 denv agent` meant nothing for what the agent started
- * (bench/load.mjs measured the API's read tail during deploys 1.5× longer for it).
+ * (bench/load.mjs, agent at nice 10: the API's read p99 during 30 concurrent deploys 34–43 ms
+ * without this, 19–29 ms with it; docs/architecture.md).
  *
- * So right after the start, the new session's group is given `sessionNice()`: the greater of the
+ * So right after the start, the new session's group is given `sessionNiceOf()`: the greater of the
  * starter's own nice and its session group's, or 19 (the least a group can have) when the starter
  * runs in SCHED_IDLE, a class a group cannot have. The process's own nice is inherited already.
  */
