@@ -25,7 +25,7 @@ export interface DueEnv {
  * Due: live, on a connected host (not a cluster: a Kubernetes env has no snapshots), and an operation that makes snapshots ended on it — or a fork
  * of one of its versions was destroyed — since its last sweep. A host that is down is simply not
  * claimed; its envs are swept once it is back. Deployments running on the env do not hold the
- * sweep back: what they need is kept (`retentionInput`), and what they create is never pruned
+ * sweep back: what they need is kept (`retentionReads`), and what they create is never pruned
  * by a decision taken before it existed.
  */
 export async function claimDueEnvs(db: Db, limit = 20): Promise<DueEnv[]> {
