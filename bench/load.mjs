@@ -40,8 +40,9 @@
 // the control plane. `--agent-nice 0` shows that too; `--agent-nice idle` puts them in Linux's
 // SCHED_IDLE class (`chrt --idle`): they run only on a core nothing else wants, the nearest this
 // machine comes to another host. Each service runs in a session of its own; the agent gives its
-// scheduling group the agent's priority (nice 19 for SCHED_IDLE; lib/session-priority.ts). `--cpu-prof <dir>` writes V8 CPU profiles
-// of the server's threads to <dir> and of the deploying agent to <dir>/agent.
+// scheduling group the agent's priority (nice 19 for SCHED_IDLE; lib/session-priority.ts).
+// `--cpu-prof <dir>` writes V8 CPU profiles of the server's threads to <dir> and of the deploying
+// agent to <dir>/agent.
 // Targets (issue 11): p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -23,8 +23,8 @@ export const envSnapshotRoutes = [
     async handler({ db, agents, keepSnapshots }, { auth, params }): Promise<EnvSnapshotList> {
       const env = await findEnv(db, auth.team, params.env!);
       const keepRecent = keepSnapshots ?? DEFAULT_KEEP_SNAPSHOTS;
-      const { versions, ...reads } = await retentionReads(db, env.id);
-      const decision = decideRetention({ versions, ...reads, currentVersion: env.current_version, keepRecent });
+      const reads = await retentionReads(db, env.id);
+      const decision = decideRetention({ ...reads, currentVersion: env.current_version, keepRecent });
       let onHost: Map<string, SnapshotUsage> | null = null;
       let error: string | null = null;
       if (env.status === 'torn_down' || env.status === 'separated') error = `env is ${env.status}: its host keeps no snapshots of it`;
@@ -38,7 +38,7 @@ export const envSnapshotRoutes = [
       }
       const items: EnvSnapshot[] = [];
       const listed = new Set<string>();
-      for (const v of [...versions].reverse()) {
+      for (const v of [...reads.versions].reverse()) {
         const name = v.snapshot ?? v.id;
         const usage = onHost?.get(name);
         if (!usage && (v.snapshot === null || v.snapshot_pruned_at)) continue; // no snapshot of it exists (any more)

@@ -63,20 +63,22 @@ export interface VersionSnapshotRow extends RetentionVersion {
  *  deployments still need. The three statements are sent together: on a transaction's handle they
  *  run in the order sent, after whatever the caller sent before them (lockEnv), in one round trip
  *  on the embedded store (issue 11: the API's reads wait behind a transaction there). */
-export async function retentionReads(db: Db, env: string): Promise<Omit<RetentionInput, 'currentVersion' | 'keepRecent'> & { readonly versions: VersionSnapshotRow[] }> {
+export type RetentionReads = Omit<RetentionInput, 'currentVersion' | 'keepRecent' | 'versions'> & { readonly versions: VersionSnapshotRow[] };
+
+export async function retentionReads(db: Db, env: string): Promise<RetentionReads> {
   const [versions, forks, needed] = await Promise.all([
     db.query<VersionSnapshotRow>('select id, number, healthy, snapshot, created_at, snapshot_pruned_at from versions where env = $1 order by number', [env]),
-    db.query<{ env: string; name: string; parentVersion: string }>(
-    `select f.id as env, f.name, f.parent_version as "parentVersion" from envs f join versions v on v.id = f.parent_version
-     where v.env = $1 and f.status <> 'torn_down' order by f.created_at`,
+    db.query<RetentionInput['forks'][number]>(
+      `select f.id as env, f.name, f.parent_version as "parentVersion" from envs f join versions v on v.id = f.parent_version
+       where v.env = $1 and f.status <> 'torn_down' order by f.created_at`,
       [env],
     ),
-    db.query<{ version: string; deployment: string; kind: string }>(
-    `select params->>'version' as version, id as deployment, kind from deployments
-       where env = $1 and status in ${ACTIVE} and params->>'version' is not null
-     union all
-     select v.id as version, d.id as deployment, d.kind from versions v join deployments d on d.id = v.deployment
-       where v.env = $1 and d.status in ${ACTIVE}`,
+    db.query<RetentionInput['needed'][number]>(
+      `select params->>'version' as version, id as deployment, kind from deployments
+         where env = $1 and status in ${ACTIVE} and params->>'version' is not null
+       union all
+       select v.id as version, d.id as deployment, d.kind from versions v join deployments d on d.id = v.deployment
+         where v.env = $1 and d.status in ${ACTIVE}`,
       [env],
     ),
   ]);

@@ -110,7 +110,7 @@ export function DeploymentPage({ id }: { id: string }) {
           <strong>Error</strong> {dep.error}
         </div>
       ) : null}
-      {dep.status === 'pending' && dep.waiting ? (
+      {dep.waiting ? (
         <div class="note-box" data-testid="deployment-waiting">
           <strong>Waiting for</strong> {dep.waiting}
         </div>

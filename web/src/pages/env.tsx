@@ -182,7 +182,7 @@ export function EnvPage({ id }: { id: string }) {
                   <Badge status={d.status} />
                 </td>
                 <td class="wrap" data-testid={`env-deployment-note-${d.id}`}>
-                  {d.error ?? (d.status === 'pending' ? d.waiting : null) ?? ''}
+                  {d.error ?? d.waiting ?? ''}
                 </td>
                 <td>{duration(between(d.created_at, d.finished_at))}</td>
                 <td>{ago(d.created_at, now)}</td>

@@ -71,7 +71,7 @@ export function Overview() {
                 </td>
                 <td>
                   <Badge status={d.status} />
-                  {d.status === 'pending' && d.waiting ? (
+                  {d.waiting ? (
                     <div class="muted" data-testid={`deployment-waiting-${d.id}`}>
                       waiting for {d.waiting}
                     </div>
