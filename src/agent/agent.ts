@@ -1,7 +1,7 @@
 /**
  * `denv agent`: the host half of denv. Wires the parts together and owns their lifetime:
  *
- *   data dir → command store (prune records > 24 h) → process runtime (adopt live services)
+ *   data dir (locked: one agent per data dir) → command store (prune records > 24 h) → process runtime (adopt live services)
  *   → commands a restart cut short (interrupted.ts) → link to the control plane → dispatcher
  *   running commands against the context, with the results not yet acknowledged in its outbox.
  *
@@ -37,6 +37,7 @@ const DEFAULT_LIVE_STATUS_MS = 10_000;
 /** A result sent this long ago and still not acknowledged is sent again (checked every heartbeat). */
 const RETRANSMIT_AFTER_MS = 5000;
 import { ProcessRuntime } from './runtimes/process/process-runtime.js';
+import { lockAgentDataDir } from './locks/data-dir-lock.js';
 
 export interface AgentOptions {
   /** http(s)://host:port of the control plane. Absent: standalone mode (only the config's `listen`). */
@@ -109,11 +110,13 @@ export function startAgent(opts: AgentOptions): AgentHandle {
   let liveReporter: LiveStatusReporter | null = null;
   let telemetry: AgentTelemetry | null = null;
   let stopRelayWatch: () => void = () => {};
+  let unlock: () => Promise<void> = async () => {};
 
   const ready = (async () => {
     await mkdir(path.dirname(dataDir), { recursive: true }); // parents as usual: the workloads root beside it must stay reachable
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await chmod(dataDir, 0o700); // its credential, command log and env state are for the agent alone (docs/security.md)
+    unlock = await lockAgentDataDir(dataDir);
     const store = new CommandStore(path.join(dataDir, 'commands'), log);
     const pruned = await store.prune();
     if (pruned > 0) log(`pruned ${pruned} stored command results older than 24 h`);
@@ -222,6 +225,7 @@ export function startAgent(opts: AgentOptions): AgentHandle {
       liveReporter?.close();
       (telemetry as AgentTelemetry | null)?.close();
       stopRelayWatch();
+      await unlock();
       rejectHostId(new Error('agent closed before the control plane welcomed it'));
       rejectStandalone(new Error('agent closed before its standalone listener started'));
     },
