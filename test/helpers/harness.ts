@@ -93,14 +93,14 @@ export async function connectedHostCount(api: Api): Promise<number> {
 
 /** `datasets`: the agent's dataset root (e.g. a btrfs mount); default `<agent data dir>/datasets`. */
 /** `agentConfig`: the agent's agent.yaml (keys, allowlists, network) for signed image deploys. */
-export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlPlaneOptions>; datasets?: string; agentConfig?: string } = {}): Promise<Harness> {
+export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlPlaneOptions>; datasets?: string; agentConfig?: string; agentEnv?: Record<string, string> } = {}): Promise<Harness> {
   const dataDir = freshDataDir();
   const agentDir = join(dataDir, 'agent');
   const cp = await startControlPlane({ port: 0, ...(await storeOptions(o.store ?? 'pglite', join(dataDir, 'cp'))), ...FAST_TIMINGS, ...o.cp, log: () => {} });
   const api = new Api(cp.url, cp.adminToken);
   const key = await cp.createEnrollmentKey();
   const ports = testPortRange();
-  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig });
+  let agent = startAgentProcess({ control: cp.url, enrollmentKey: key, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig, env: o.agentEnv });
   const hostId = await waitFor(async () => {
     const { body } = await api.get('/v1/hosts');
     return (body.items as { id: string; status: string }[]).find((h) => h.status === 'connected')?.id;
@@ -118,7 +118,7 @@ export async function startHarness(o: { store?: StoreKind; cp?: Partial<ControlP
     },
     async restartAgent() {
       await agent.kill('SIGKILL');
-      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig });
+      agent = startAgentProcess({ control: cp.url, dataDir: agentDir, name: 'test-host', ports, datasets: o.datasets, config: o.agentConfig, env: o.agentEnv });
       // Welcomed again under its own host id (with its stored credential); a failed reconnect fails the test.
       await agent.waitForOutput(new RegExp(`welcomed as ${hostId}\\b`), 30_000);
     },

@@ -22,6 +22,7 @@ import { run } from '../../lib/exec.js';
 import { outputLines } from '../commands/command-output.js';
 import type { Identity } from '../identity/identity.js';
 import { assertReachable, ownDir, ownTree } from '../identity/ownership.js';
+import { usablePath } from '../identity/usable-path.js';
 import { contextArgv } from '../runtimes/process/launch-argv.js';
 
 export const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -42,9 +43,9 @@ export interface BuildResult {
   readonly command: readonly string[];
 }
 
-/** The environment a build sees: PATH and HOME, plus the service's own environment (npm and the like read it). */
-export function buildEnvironment(spec: Pick<ServiceSpec, 'environment'>, home: string): Record<string, string> {
-  return { ...spec.environment, PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, CI: 'true' };
+/** The environment a build sees: PATH (what `identity` can search of the agent's) and HOME, plus the service's own environment (npm and the like read it). */
+export function buildEnvironment(spec: Pick<ServiceSpec, 'environment'>, home: string, identity: Identity | null): Record<string, string> {
+  return { ...spec.environment, PATH: usablePath(process.env.PATH ?? '', identity) || '/usr/local/bin:/usr/bin:/bin', HOME: home, CI: 'true' };
 }
 
 /** What decides a build's result (pure). */
@@ -100,7 +101,7 @@ export async function ensureBuild(o: {
   readonly output?: (lines: readonly string[]) => void;
 }): Promise<BuildResult> {
   const argv = o.spec.build_command!;
-  const env = buildEnvironment(o.spec, o.home);
+  const env = buildEnvironment(o.spec, o.home, o.identity);
   const key = buildKey(o.commit, argv, o.identity, env);
   const root = path.join(o.workloads, o.env, 'build', o.service);
   const dir = path.join(root, key);

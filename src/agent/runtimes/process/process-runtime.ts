@@ -24,6 +24,7 @@ import { isSameProcessAlive, readProcStat, signalGroup, signalPid } from './proc
 import { nextCrashCount, restartDelayMs } from './restart-policy.js';
 import { serviceEnvironment, serviceKey, serviceLogPath, type ServiceIdentity } from './service-env.js';
 import { spawnDetached } from './spawn-detached.js';
+import { usablePath } from '../../identity/usable-path.js';
 import { processGroupsOf, SpawnJournal } from './spawn-journal.js';
 
 export interface ProcessRuntimeOptions {
@@ -84,6 +85,11 @@ interface Live {
   stopping: boolean;
   crashes: number;
   spawnedAt: number;
+}
+
+/** What a service inherits from the agent, its PATH without what its own user cannot search. */
+function inheritedBy(inherited: Readonly<Record<string, string | undefined>>, identity: Identity | null): Readonly<Record<string, string | undefined>> {
+  return identity && inherited.PATH !== undefined ? { ...inherited, PATH: usablePath(inherited.PATH, identity) } : inherited;
 }
 
 export class ProcessRuntime {
@@ -341,7 +347,7 @@ export class ProcessRuntime {
     const identity = rec.identity ?? null;
     return {
       cwd: rec.cwd,
-      env: serviceEnvironment(this.inheritedEnv, rec, rec.spec, rec.port, rec.datasets, rec.siblings ?? {}, identity ? (rec.home ?? rec.cwd) : null),
+      env: serviceEnvironment(inheritedBy(this.inheritedEnv, identity), rec, rec.spec, rec.port, rec.datasets, rec.siblings ?? {}, identity ? (rec.home ?? rec.cwd) : null),
       prefix: contextArgv([], identity),
     };
   }

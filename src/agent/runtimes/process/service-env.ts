@@ -40,7 +40,7 @@ export function serviceEnvironment(
     const value = inherited[key];
     if (value !== undefined) env[key] = value;
   }
-  env.PATH ??= FALLBACK_PATH;
+  if (!env.PATH) env.PATH = FALLBACK_PATH; // none, or none its user can search
   // A service running as a user of its own gets its work dir as HOME (the agent's is not its to read).
   if (home !== null) env.HOME = home;
   // What the agent owns: `${DENV_…}` in the spec's environment is filled from all of it.
