@@ -19,14 +19,15 @@ const APP = fileURLToPath(new URL('./fixtures/app.js', import.meta.url));
 /**
  * `db` listens only after 1.5 s (it is "starting"); `web` answers GET /upstream with what it
  * fetches from `http://${DENV_DB_HOST}:${DENV_DB_PORT}/` (the fixture's UPSTREAM variable). With
- * `service_healthy`, web starts only once db answers its health check.
+ * `service_healthy`, web starts only once db answers its health check. web's VERSION names its own
+ * port through its own sibling variable (docs/compose.md: a service's own port is among them).
  */
 const twoServices = `
 services:
   web:
     command: [node, ${APP}]
     environment:
-      VERSION: web-1
+      VERSION: "web-1-on-\${DENV_WEB_PORT}"
       UPSTREAM: "http://\${DENV_DB_HOST}:\${DENV_DB_PORT}/"
     depends_on:
       db: {condition: service_healthy}
@@ -69,6 +70,8 @@ describe('multi-service envs', () => {
     // web reached db at the address its variables named: db's own answer comes back through it.
     const through = await (await fetch(`${urlOf(env, 'web')}/upstream`)).text();
     expect(through).toBe(`db-1 ${dbPid}`);
+    const webUrl = urlOf(env, 'web');
+    expect((await (await fetch(webUrl)).text()).split(' ')[0]).toBe(`web-1-on-${new URL(webUrl).port}`);
     // web started only after db was healthy: db's health passed before web's process started.
     const status = (await h.api.get(`/v1/envs/${dep.env}/status?refresh=true`)).body;
     const started = Object.fromEntries(status.live_status.workloads.map((w: { service: string; started_at: string }) => [w.service, Date.parse(w.started_at)]));
