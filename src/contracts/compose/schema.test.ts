@@ -1,6 +1,9 @@
 /** The official Compose schema through ajv: valid Compose passes, every problem is named by its path in plain words. */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COMPOSE_SPEC_SCHEMA } from './compose-spec-schema.js';
 import { pointerToPath, validateComposeSchema } from './schema.js';
+import { validatorModule } from './schema-validator-source.js';
 
 describe('validateComposeSchema', () => {
   it('accepts the many shapes Compose allows', () => {
@@ -58,5 +61,10 @@ describe('validateComposeSchema', () => {
     expect(pointerToPath('/services/web/ports/0')).toBe('services.web.ports.0');
     expect(pointerToPath('/x~1y/a~0b')).toBe('x/y.a~b');
     expect(pointerToPath('')).toBe('');
+  });
+
+  it('runs the validator generated from the vendored schema by the installed ajv (stale: run generate-schema-validator.mjs)', () => {
+    const committed = readFileSync(new URL('./compose-schema-validator.ts', import.meta.url), 'utf8');
+    expect(committed === validatorModule(COMPOSE_SPEC_SCHEMA), 'compose-schema-validator.ts is stale: npm run build, then node src/contracts/compose/generate-schema-validator.mjs').toBe(true);
   });
 });

@@ -6,23 +6,15 @@
  * ajv reports every failed branch of a `oneOf`; we keep the branch that got furthest into the
  * value (the one the author meant) and otherwise say which types were expected.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { COMPOSE_SPEC_SCHEMA } from './compose-spec-schema.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { validate as compiledValidate } from './compose-schema-validator.js';
 
-let validator: ValidateFunction | null = null;
-
-/** Compiled once, on first use (~100 ms), then reused. */
-function compiled(): ValidateFunction {
-  if (!validator) {
-    // strict: false — the schema uses annotations ajv does not know (`deprecated`); allErrors:
-    // report every problem, not the first.
-    // `$schema` names draft-07 by an https address ajv does not recognise; draft-07 is its default.
-    const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-    const { $schema: _draft, ...schema } = COMPOSE_SPEC_SCHEMA;
-    validator = ajv.compile(schema);
-  }
-  return validator;
-}
+/**
+ * ajv's validator for the vendored Compose schema (compose-spec-schema.ts), compiled when denv is
+ * built rather than when a process loads its first Compose file (generate-schema-validator.mjs;
+ * options in schema-validator-source.ts; schema.test.ts fails if it is stale).
+ */
+const validate = compiledValidate as unknown as ValidateFunction;
 
 /** `/services/web/ports/0` → `services.web.ports.0` (JSON-pointer escapes undone). */
 export function pointerToPath(pointer: string): string {
@@ -102,7 +94,6 @@ export interface SchemaProblem {
 
 /** Every way `doc` breaks the Compose schema; empty when it is valid. */
 export function validateComposeSchema(doc: unknown): SchemaProblem[] {
-  const validate = compiled();
   if (validate(doc)) return [];
   const seen = new Set<string>();
   const out: SchemaProblem[] = [];

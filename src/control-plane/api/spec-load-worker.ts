@@ -21,7 +21,7 @@ export type SpecLoadReply =
   | { readonly id: number; readonly refused: { readonly code: ErrorCode; readonly message: string } }
   | { readonly id: number; readonly crashed: string };
 
-// Compiled once, before the first document (~200 ms): a request should not pay for it.
+// The validator's first run, before the first document: a request should not pay for its warm-up.
 validateComposeSchema({ services: {} });
 
 parentPort!.on('message', (req: SpecLoadRequest) => {

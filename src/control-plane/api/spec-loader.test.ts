@@ -32,7 +32,7 @@ describe('SpecLoader', () => {
 
   it('abandons a load past its deadline with a 400 naming it, and the next load gets a new thread', async () => {
     loader = new SpecLoader({ log: (l) => lines.push(l) });
-    // A cold thread (module load, schema compile) cannot answer within 1 ms.
+    // A cold thread (its module load) cannot answer within 1 ms.
     const late = loader.load(web(1), 1);
     const next = loader.load(web(2));
     expect(await refusal(late)).toEqual({ code: 'INVALID_COMPOSE', message: 'compose: loading it took longer than 1 ms; it was abandoned (is it very large or deeply nested?)' });
