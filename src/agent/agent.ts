@@ -1,8 +1,9 @@
 /**
  * `denv agent`: the host half of denv. Wires the parts together and owns their lifetime:
  *
- *   data dir (locked: one agent per data dir) → command store (prune records > 24 h) → process runtime (adopt live services)
- *   → commands a restart cut short (interrupted.ts) → link to the control plane → dispatcher
+ *   data dir (locked: one agent per data dir) → command store (prune records > 24 h)
+ *   → process runtime (adopt live services) → commands a restart cut short (interrupted.ts)
+ *   → link to the control plane → dispatcher
  *   running commands against the context, with the results not yet acknowledged in its outbox.
  *
  * `close()` ends the link and the agent's timers but never stops services: they keep running

@@ -6,7 +6,8 @@
  * `/usr/bin/python3` further on. An entry is kept when the user may search it and every directory
  * above it (mode bits against its uid and gid: services run with no supplementary groups,
  * launch-argv.ts); one that cannot be read (missing) is kept as it was. An agent's PATH and its
- * directories' modes rarely change, so the answer is remembered per user and PATH.
+ * directories' modes rarely change, so the answer is remembered per user and PATH (for the last
+ * REMEMBERED users: each env has a user of its own).
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +36,7 @@ export function dirsAbove(dir: string): string[] {
   return out;
 }
 
+const REMEMBERED = 1000;
 const remembered = new Map<string, string>();
 
 /** `pathVar` without the entries `who` cannot search; `pathVar` itself for the agent's own user (null). */
@@ -51,6 +53,7 @@ export function usablePath(pathVar: string, who: Pick<Identity, 'uid' | 'gid'> |
       .split(':')
       .filter((entry) => !path.isAbsolute(entry) || dirsAbove(entry).every(canSearch))
       .join(':');
+    if (remembered.size >= REMEMBERED) remembered.delete(remembered.keys().next().value!);
     remembered.set(key, usable);
   }
   return usable;

@@ -15,13 +15,9 @@ import { acquireFileLock } from './file-lock.js';
 
 const WAIT_MS = 5000;
 
-export function agentLockPath(dataDir: string): string {
-  return path.join(dataDir, 'agent.lock');
-}
-
 /** Hold the agent's lock on `dataDir`; resolves with its release. Throws STORE_LOCKED while another agent holds it. */
 export async function lockAgentDataDir(dataDir: string, waitMs = WAIT_MS): Promise<() => Promise<void>> {
-  const file = agentLockPath(dataDir);
+  const file = path.join(dataDir, 'agent.lock');
   let release: () => Promise<void>;
   try {
     release = await acquireFileLock(file, { waitMs });
@@ -31,6 +27,6 @@ export async function lockAgentDataDir(dataDir: string, waitMs = WAIT_MS): Promi
     const pid = /^\d+$/.test(holder) ? ` (pid ${holder})` : '';
     throw new DenvError('STORE_LOCKED', `the data dir ${dataDir} is in use by another denv agent${pid}; stop it or use another --data-dir`);
   }
-  await writeFile(file, `${process.pid}\n`, { mode: 0o600 });
+  await writeFile(file, `${process.pid}\n`);
   return release;
 }
