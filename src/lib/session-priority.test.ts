@@ -6,11 +6,10 @@
  * process may be in no session group (`/proc/self/autogroup` empty: no process above it started a
  * session, as under CI's runner); a session started from it has one all the same.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chmodSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from './exec.js';
 import { moduleExecArgv } from './module-worker.js';

@@ -24,6 +24,7 @@ import type { Identity } from '../identity/identity.js';
 import { assertReachable, ownDir, ownTree } from '../identity/ownership.js';
 import { usablePath } from '../identity/usable-path.js';
 import { contextArgv } from '../runtimes/process/launch-argv.js';
+import { FALLBACK_PATH } from '../runtimes/process/service-env.js';
 
 export const BUILD_TIMEOUT_MS = 30 * 60_000;
 const LOG_BYTES = 256 * 1024;
@@ -45,7 +46,7 @@ export interface BuildResult {
 
 /** The environment a build sees: PATH (what `identity` can search of the agent's) and HOME, plus the service's own environment (npm and the like read it). */
 export function buildEnvironment(spec: Pick<ServiceSpec, 'environment'>, home: string, identity: Identity | null): Record<string, string> {
-  return { ...spec.environment, PATH: usablePath(process.env.PATH ?? '', identity) || '/usr/local/bin:/usr/bin:/bin', HOME: home, CI: 'true' };
+  return { ...spec.environment, PATH: usablePath(process.env.PATH ?? '', identity) || FALLBACK_PATH, HOME: home, CI: 'true' };
 }
 
 /** What decides a build's result (pure). */

@@ -7,6 +7,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { buildEnvironment } from '../envs/source-build.js';
 import { dirsAbove, searchable, usablePath } from './usable-path.js';
 
 const NOBODY = { uid: 65534, gid: 65534 };
@@ -56,5 +57,18 @@ describe('usablePath', () => {
     const pathVar = `${path.join(root, 'home', 'shims')}:/usr/bin`;
     expect(usablePath(pathVar, null)).toBe(pathVar);
     expect(usablePath(pathVar, { uid: 0, gid: 0 })).toBe(pathVar);
+  });
+
+  it('gives a source build run as the service’s user the same PATH (docs/source-deploys.md)', () => {
+    dir('build-home', 0o700);
+    const shims = dir('build-home/shims', 0o755);
+    const agentPath = process.env.PATH;
+    process.env.PATH = `${shims}:/usr/bin`;
+    try {
+      expect(buildEnvironment({ environment: {} }, '/nonexistent', { ...NOBODY, name: null }).PATH).toBe('/usr/bin');
+      expect(buildEnvironment({ environment: {} }, '/nonexistent', null).PATH).toBe(process.env.PATH);
+    } finally {
+      process.env.PATH = agentPath;
+    }
   });
 });

@@ -8,7 +8,8 @@ import { envVariableName, fillEnvironment } from '../../envs/siblings.js';
 
 /** Inherited from the agent; everything else the service gets is explicit. */
 const INHERITED = ['PATH', 'HOME', 'LANG', 'TZ', 'TMPDIR'] as const;
-const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** A service's PATH when the agent has none (or none its user can search). */
+export const FALLBACK_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /** `DENV_VOLUME_<NAME>`: the volume name upper-cased, every other character `_`. */
 export function volumeEnvName(volume: string): string {
