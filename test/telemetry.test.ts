@@ -200,6 +200,8 @@ describe('telemetry', () => {
     expect(valueOf(before.samples, 'denv_connected_hosts')).toBe(1);
     expect(valueOf(before.samples, 'denv_api_request_duration_seconds_count')).toBeGreaterThan(0);
     expect(before.samples.some((s) => s.name === 'denv_sweep_lag_seconds' && s.labels.sweep === 'monitor' && s.value >= 0 && s.value < 30)).toBe(true);
+    // The embedded store (this harness's) vacuums as autovacuum would (store/embedded-vacuum.ts): run once at start.
+    expect(before.samples.some((s) => s.name === 'denv_sweep_lag_seconds' && s.labels.sweep === 'embedded-vacuum' && s.value >= 0)).toBe(true);
 
     const res = await h.api.post('/v1/projects/tel/deploy', { env: 'counted', compose: compose() });
     expect((await h.api.finished(res.body.deployment.id)).status).toBe('succeeded');

@@ -18,6 +18,7 @@ import { AgentGateway, type AdmissionLimits } from './gateway/agent-gateway.js';
 import { Engine } from './operations/engine.js';
 import { localNotifier, pgNotifier } from './store/notifier.js';
 import { openStore } from './store/open-store.js';
+import { sweepEmbeddedVacuum } from './store/embedded-vacuum.js';
 import { sweepHostHealth } from './sweeps/host-health.js';
 import { Sweeper } from './sweeps/sweeper.js';
 import { sweepMonitor } from './sweeps/monitor.js';
@@ -163,6 +164,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     new Sweeper('ecs-status', timed('ecs-status', () => sweepEcsStatus(db, aws, log)), opts.liveStatusMs ?? 10_000, bus, log, { kicked: false }),
     // Woken when an account is added for vending (asked for at once), not by every kick.
     new Sweeper('aws-vending', timed('aws-vending', () => sweepVending(db, aws, log)), opts.vendingPollMs ?? 10_000, bus, log, { kicked: false, wakeOn: 'aws-vending' }),
+    // The embedded store has no autovacuum (store/embedded-vacuum.ts); once a minute, as autovacuum looks.
+    ...(opts.databaseUrl ? [] : [new Sweeper('embedded-vacuum', timed('embedded-vacuum', () => sweepEmbeddedVacuum(db)), 60_000, bus, log, { kicked: false })]),
   ];
   try {
     await app.listen({ port: opts.port, host: opts.host ?? '127.0.0.1' });

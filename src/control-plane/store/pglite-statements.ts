@@ -14,9 +14,9 @@
  *
  * A prepared statement keeps the result columns it was prepared with, and PostgreSQL refuses to
  * run one whose columns changed ("cached plan must not change result type"). So any `exec` other
- * than transaction control (migrations), and any statement that neither reads nor writes rows
- * (`create`, `alter` … run through `query`), forgets every prepared statement; they are closed with
- * the next preparation. At most MAX_PREPARED are kept (the least recently used closed first), so
+ * than transaction control and maintenance (`vacuum`, `analyze`), and any statement that neither
+ * reads nor writes rows (`create`, `alter` … run through `query`), forgets every prepared
+ * statement; they are closed with the next preparation. At most MAX_PREPARED are kept (the least recently used closed first), so
  * texts built per call cannot grow the cache without bound.
  */
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
@@ -36,9 +36,13 @@ const ROW_COMMANDS = new Set(['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 const TRANSACTION_CONTROL = /^\s*(begin|commit|rollback|start transaction|end)\s*;?\s*$/i;
 
+/** One `vacuum` or `analyze` (embedded-vacuum.ts): it reclaims space and refreshes statistics, and
+ *  leaves every table's columns as they were. */
+const MAINTENANCE = /^\s*(vacuum|analyze)\b[^;]*;?\s*$/i;
+
 /** `exec(sql)` of this text leaves every prepared statement valid. */
 export function keepsPrepared(sql: string): boolean {
-  return TRANSACTION_CONTROL.test(sql);
+  return TRANSACTION_CONTROL.test(sql) || MAINTENANCE.test(sql);
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
