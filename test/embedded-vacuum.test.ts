@@ -3,11 +3,17 @@
  *  (retention) grew by its whole size each round. Real PGlite through the store's worker. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPGlite } from '../src/control-plane/store/pglite-db.js';
-import { sweepEmbeddedVacuum } from '../src/control-plane/store/embedded-vacuum.js';
+import { maintenanceOf, sweepEmbeddedVacuum } from '../src/control-plane/store/embedded-vacuum.js';
 import type { Db } from '../src/control-plane/store/db.js';
 import { freshDataDir } from './helpers/stores.js';
 
 describe('vacuum on the embedded store', () => {
+  it('vacuums, analyzes or both, as is due', () => {
+    expect(maintenanceOf({ name: 'public.a', vacuum: true, analyze: false })).toBe('vacuum public.a');
+    expect(maintenanceOf({ name: 'public.a', vacuum: true, analyze: true })).toBe('vacuum (analyze) public.a');
+    expect(maintenanceOf({ name: 'public.a', vacuum: false, analyze: true })).toBe('analyze public.a');
+  });
+
   let db: Db;
   beforeAll(async () => {
     db = await openPGlite(freshDataDir());
@@ -30,10 +36,10 @@ describe('vacuum on the embedded store', () => {
     await db.query('select pg_stat_force_next_flush()');
   };
 
-  it('keeps a table under insert-and-delete churn at a bounded size, vacuuming only the tables due, without forgetting prepared statements', async () => {
+  it('keeps a table under insert-and-delete churn at a bounded size, vacuuming and analyzing only the tables due, without forgetting prepared statements', async () => {
     await round();
     await round();
-    expect(await sweepEmbeddedVacuum(db)).toEqual(['public.samples']);
+    expect(await sweepEmbeddedVacuum(db)).toEqual(['vacuum (analyze) public.samples']);
     const settled = await size('samples');
     const byId = 'select env from samples where id = $1';
     await db.query(byId, [1]);
@@ -46,9 +52,11 @@ describe('vacuum on the embedded store', () => {
     }
     // Without vacuuming, each round adds a round's rows at the end of the file: 4 rounds, ~3× the size.
     expect(await size('samples')).toBeLessThanOrEqual(settled * 1.3);
-    const [stats] = await db.query<{ vacuumed: number; live: number }>("select vacuum_count::int as vacuumed, n_live_tup::int as live from pg_stat_user_tables where relname = 'samples'");
-    expect(stats).toEqual({ vacuumed: 5, live: 10_000 });
-    expect(await db.query("select vacuum_count::int as n from pg_stat_user_tables where relname = 'quiet'")).toEqual([{ n: 0 }]);
+    const counts = "select vacuum_count::int as vacuumed, analyze_count::int as analyzed from pg_stat_user_tables where relname = $1";
+    expect(await db.query(counts, ['samples'])).toEqual([{ vacuumed: 5, analyzed: 5 }]);
+    expect(await db.query(counts, ['quiet'])).toEqual([{ vacuumed: 0, analyzed: 0 }]);
+    // The planner knows the table's size.
+    expect(await db.query("select reltuples::int as n from pg_class where relname = 'samples'")).toEqual([{ n: 10_000 }]);
     // The vacuums kept what was prepared: the same statement, not prepared again under a new name.
     await db.query(byId, [2]);
     expect(await preparedAs()).toEqual(before);
