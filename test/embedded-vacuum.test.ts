@@ -1,6 +1,6 @@
 /** The embedded store vacuums what autovacuum would (store/embedded-vacuum.ts): PGlite runs
  *  PostgreSQL single-user, without autovacuum, so a table whose rows are deleted as new ones arrive
- *  (retention) grew by its whole size each round. Real PGlite through the store's worker. */
+ *  (retention) grew by all it took in, each round. Real PGlite through the store's worker. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPGlite } from '../src/control-plane/store/pglite-db.js';
 import { maintenanceOf, sweepEmbeddedVacuum } from '../src/control-plane/store/embedded-vacuum.js';

@@ -16,8 +16,8 @@
  * run one whose columns changed ("cached plan must not change result type"). So any `exec` other
  * than transaction control and maintenance (`vacuum`, `analyze`), and any statement that neither
  * reads nor writes rows (`create`, `alter` … run through `query`), forgets every prepared
- * statement; they are closed with the next preparation. At most MAX_PREPARED are kept (the least recently used closed first), so
- * texts built per call cannot grow the cache without bound.
+ * statement; they are closed with the next preparation. At most MAX_PREPARED are kept (the least
+ * recently used closed first), so texts built per call cannot grow the cache without bound.
  */
 import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 
