@@ -7,13 +7,15 @@ import { maintenanceOf, sweepEmbeddedVacuum } from '../src/control-plane/store/e
 import type { Db } from '../src/control-plane/store/db.js';
 import { freshDataDir } from './helpers/stores.js';
 
-describe('vacuum on the embedded store', () => {
+describe('maintenanceOf', () => {
   it('vacuums, analyzes or both, as is due', () => {
     expect(maintenanceOf({ name: 'public.a', vacuum: true, analyze: false })).toBe('vacuum public.a');
     expect(maintenanceOf({ name: 'public.a', vacuum: true, analyze: true })).toBe('vacuum (analyze) public.a');
     expect(maintenanceOf({ name: 'public.a', vacuum: false, analyze: true })).toBe('analyze public.a');
   });
+});
 
+describe('vacuum on the embedded store', () => {
   let db: Db;
   beforeAll(async () => {
     db = await openPGlite(freshDataDir());

@@ -12,7 +12,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-
 const out = fileURLToPath(new URL('./compose-schema-validator.ts', import.meta.url));
 const { COMPOSE_SPEC_SCHEMA } = await import(new URL('../../../dist/contracts/compose/compose-spec-schema.js', import.meta.url).href);
 const { validatorModule } = await import(new URL('../../../dist/contracts/compose/schema-validator-source.js', import.meta.url).href);

@@ -12,7 +12,7 @@ const standaloneCode = standalone.default;
 
 /** allErrors: report every problem, not the first; strict: false, the schema uses annotations
  *  ajv does not know (`deprecated`); formats are not checked (Compose does not either). */
-export const VALIDATOR_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const;
+const VALIDATOR_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const;
 
 export function validatorModule(schemaWithDraft: Readonly<Record<string, unknown>>): string {
   // `$schema` names draft-07 by an https address ajv does not recognise; draft-07 is its default.

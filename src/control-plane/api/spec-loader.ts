@@ -10,7 +10,7 @@
  * replaced the same way, so one bad document never stalls the others.
  *
  * The thread starts with the first load, not with the control plane, and ends after `idleMs`
- * (default 30 s) without one: with its compiled Compose schema it holds ~40 MiB, which a control
+ * (default 30 s) without one: with its modules and the Compose schema's validator it holds ~30 MiB, which a control
  * plane between deploys has no use for (bench/load.mjs measures RSS). The first load after a pause
  * pays the thread's start, ~0.15 s of CPU (its modules; the schema's validator comes compiled,
  * schema.ts), on that thread, not the API's.

@@ -11,7 +11,8 @@
  * 1000 + 20 %, or rows older than 200 million transactions; analyze: more rows changed since the
  * last analyze than 50 + 10 % — and runs one statement per table, in the background lane: the API's
  * reads go between them. A `vacuum` or `analyze` keeps the prepared statements
- * (pglite-statements.ts). A PostgreSQL server runs autovacuum itself; this is for PGlite alone.
+ * (pglite-statements.ts). A PostgreSQL server runs autovacuum itself: the control plane starts this
+ * sweep on the embedded store alone.
  */
 import type { Db } from './db.js';
 
@@ -35,7 +36,6 @@ export function maintenanceOf(t: { readonly name: string; readonly vacuum: boole
 
 /** Vacuum and analyze what is due; returns the statements run. */
 export async function sweepEmbeddedVacuum(db: Db): Promise<string[]> {
-  if (db.dialect !== 'pglite') return [];
   const due = await db.query<{ name: string; vacuum_due: boolean; analyze_due: boolean }>(DUE);
   const run = due.map((t) => maintenanceOf({ name: t.name, vacuum: t.vacuum_due, analyze: t.analyze_due }));
   for (const sql of run) await db.exec(sql);
