@@ -7,6 +7,7 @@
  * - a request that gets no answer within `timeoutMs` is TIMEOUT.
  * An abort through the caller's signal is rethrown as it is (an AbortError), never wrapped.
  */
+import { linkedSignal } from '../lib/linked-abort.js';
 import { CliError } from './cli-error.js';
 import { SseParser, type SseMessage } from './sse.js';
 
@@ -86,18 +87,19 @@ export class ApiClient {
   }
 
   private async request<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const deadline = linkedSignal(signal ? [signal] : [], this.timeoutMs);
     let res: Response;
     let text: string;
     try {
-      res = await this.send(method, path, body, combined);
+      res = await this.send(method, path, body, deadline.signal);
       text = await res.text();
     } catch (err) {
-      if (timeout.aborted && !signal?.aborted) {
+      if (deadline.timedOut) {
         throw new CliError('TIMEOUT', `the control plane at ${this.url} did not answer ${method} ${path} within ${Math.round(this.timeoutMs / 1000)} s`);
       }
       throw err;
+    } finally {
+      deadline.dispose();
     }
     if (!res.ok) throw errorFromBody(res, text, method, path);
     if (text === '') return undefined as T;

@@ -8,6 +8,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { EdgeError, redact, type EdgeErrorReason } from './edge-error.js';
 import type { CallOptions } from './change.js';
+import { linkedSignal } from '../lib/linked-abort.js';
 
 export interface HttpEndpoint {
   /** Base URL; request paths are appended to it (`http://127.0.0.1:2019`, `https://npm.example.com/api`). */
@@ -47,8 +48,7 @@ export function hostOf(url: string): string {
 }
 
 export async function requestJson(ep: HttpEndpoint, req: JsonRequest): Promise<JsonResponse> {
-  const timeout = AbortSignal.timeout(ep.timeoutMs);
-  const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  const deadline = linkedSignal(req.signal ? [req.signal] : [], ep.timeoutMs);
   const fail = (reason: EdgeErrorReason, text: string, status?: number) => new EdgeError(reason, redact(`${ep.label}: ${text}`, ep.secrets), { status: status ?? null });
   let res: RawResponse;
   try {
@@ -56,12 +56,14 @@ export async function requestJson(ep: HttpEndpoint, req: JsonRequest): Promise<J
       method: req.method,
       headers: { accept: 'application/json', ...(req.body !== undefined ? { 'content-type': 'application/json' } : {}), ...ep.headers, ...req.headers },
       body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
-      signal,
+      signal: deadline.signal,
     });
   } catch (err) {
     if (req.signal?.aborted) throw fail('cancelled', `${req.method} ${req.path} cancelled`);
-    if (timeout.aborted) throw fail('timeout', `${req.method} ${req.path} timed out after ${ep.timeoutMs} ms`);
+    if (deadline.timedOut) throw fail('timeout', `${req.method} ${req.path} timed out after ${ep.timeoutMs} ms`);
     throw fail('unreachable', describeNetworkError(err));
+  } finally {
+    deadline.dispose();
   }
   const ok = res.status >= 200 && res.status < 300;
   let body: unknown = null;

@@ -20,6 +20,7 @@ import type { Clouds } from '../clouds/clouds.js';
 import type { EnvTarget, Phase } from '../../contracts/domain.js';
 import { DenvError, isDenvError, messageOf } from '../../contracts/errors.js';
 import { killPoint } from '../../lib/kill-point.js';
+import { linkedSignal } from '../../lib/linked-abort.js';
 import type { Bus } from '../bus.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import type { Db } from '../store/db.js';
@@ -239,7 +240,9 @@ export class Engine {
       const pauseMs = Math.min(retry.first * 2 ** (inARow - 1), retry.max);
       this.opts.log(`engine: deployment ${id}: ${err.message}; it runs again in ${pauseMs / 1000} s`);
       // Ended early (rejecting with AbortError, ignored) by stop() or a lost lease.
-      await sleep(pauseMs, undefined, { signal: AbortSignal.any([stopSignal, leaseLost.signal]) }).catch(() => {});
+      const pause = linkedSignal([stopSignal, leaseLost.signal]);
+      await sleep(pauseMs, undefined, { signal: pause.signal }).catch(() => {});
+      pause.dispose();
     } finally {
       clearInterval(lease);
     }
@@ -277,8 +280,8 @@ export class Engine {
       await this.commit(dep);
       killPoint(`${dep.kind}.${phase.name}:start`);
 
-      const timeout = AbortSignal.timeout(config.commandTimeoutMs);
-      const signal = AbortSignal.any([timeout, stopSignal, leaseLost]);
+      const phaseSignal = linkedSignal([stopSignal, leaseLost], config.commandTimeoutMs);
+      const { signal } = phaseSignal;
       const ctx: PhaseContext = {
         deployment: dep,
         db,
@@ -296,7 +299,7 @@ export class Engine {
       let result: PhaseResult;
       try {
         result = await raceAbort(() => def.run(ctx), signal, () =>
-          timeout.aborted ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.aborted ? stopSignal.reason : leaseLost.reason,
+          phaseSignal.timedOut ? new PhaseFailed(`timed out after ${config.commandTimeoutMs} ms`) : stopSignal.aborted ? stopSignal.reason : leaseLost.reason,
         );
         killPoint(`${dep.kind}.${phase.name}:end`);
       } catch (err) {
@@ -312,6 +315,8 @@ export class Engine {
         dep.error ??= `${phase.name}: ${message}`;
         if (phase.name === 'verdict') await this.finish(dep, 'failed');
         continue;
+      } finally {
+        phaseSignal.dispose();
       }
       this.outages.delete(id); // progress: a later outage counts from one again
       if (stopSignal.aborted) return;

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { messageOf } from '../../contracts/errors.js';
+import { linkedSignal } from '../../lib/linked-abort.js';
 import type { ServiceSpec } from '../../contracts/spec.js';
 import { withPublic, type DesiredEdge } from '../edge/desired-edge.js';
 import type { EnvEdgeRecord } from '../edge/env-edge-record.js';
@@ -105,10 +106,14 @@ export class EdgeSweep {
     const due = !sameEdge(desired, env.edge) || (env.edge?.status === 'degraded' && now - last >= (this.opts.retryMs ?? 30_000)) || (env.edge !== null && now - last >= (this.opts.recheckMs ?? 300_000));
     if (!due || !agents.isConnected(env.host!)) return false;
     this.lastTry.set(env.id, now);
-    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(APPLY_TIMEOUT_MS)]);
+    const apply = linkedSignal([this.stopping.signal], APPLY_TIMEOUT_MS);
     // The endpoints' `public` URLs change with the routes, in the same write.
     const endpoints = env.status === 'running' || env.status === 'degraded' ? withPublic(env.endpoints, desired) : undefined;
-    const sync = await syncEnvEdge(db, env, facts, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal, requireConnected: true }), { endpoints, readAt });
-    return sync.result !== null;
+    try {
+      const sync = await syncEnvEdge(db, env, facts, desired, (payload) => agents.call(env.host!, 'env.edge', payload, { deployment: null, key: randomUUID(), signal: apply.signal, requireConnected: true }), { endpoints, readAt });
+      return sync.result !== null;
+    } finally {
+      apply.dispose();
+    }
   }
 }

@@ -19,6 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { messageOf } from '../../contracts/errors.js';
+import { linkedSignal } from '../../lib/linked-abort.js';
 import type { AgentGateway } from '../gateway/agent-gateway.js';
 import { decideRetention, describeReason } from '../retention/keep-set.js';
 import type { Db } from '../store/db.js';
@@ -69,7 +70,8 @@ export class SnapshotRetention {
     // Nothing newly pruned: no command (the host is told again, leftovers included, with the next prune).
     if (!plan || plan.newlyPruned.length === 0) return;
     const key = `env.prune_snapshots:${randomUUID()}`;
-    const signal = AbortSignal.any([AbortSignal.timeout(PRUNE_TIMEOUT_MS), this.stopping.signal]);
+    const prune = linkedSignal([this.stopping.signal], PRUNE_TIMEOUT_MS);
+    const { signal } = prune;
     try {
       const res = await agents.call(plan.host, 'env.prune_snapshots', { env: env.id, keep: plan.keep, remove: plan.remove }, { deployment: null, key, signal, requireConnected: true });
       if (res.removed.length > 0) {
@@ -82,6 +84,7 @@ export class SnapshotRetention {
       if (!this.stopping.signal.aborted) await appendEvent(db, { team: env.team, subject: `env:${env.id}`, type: 'snapshots.prune_failed', data: { error: message } }).catch(() => {});
       log(`snapshot retention: env ${env.id}: prune failed: ${message}`);
     } finally {
+      prune.dispose();
       // The command row served its purpose (the answer is in the event); nothing resends it.
       await db.query('delete from commands where deployment is null and key = $1', [key]).catch(() => {});
     }

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { describeNetworkError, errorText } from '../../../../edge/http-json.js';
 import { redact } from '../../../../edge/edge-error.js';
+import { linkedSignal } from '../../../../lib/linked-abort.js';
 
 /** A project's LLM planner setting. `url` is the API base (`https://api.openai.com/v1`), a trailing slash allowed. */
 export interface LlmEndpoint {
@@ -84,8 +85,8 @@ export async function chatCompletion(endpoint: LlmEndpoint, messages: readonly C
     throw fail('expected an http(s) base URL such as https://api.openai.com/v1');
   }
   const timeoutMs = o.timeoutMs ?? DEFAULT_CHAT_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout;
+  const deadline = linkedSignal(o.signal ? [o.signal] : [], timeoutMs);
+  const { signal } = deadline;
 
   let status: number;
   let text: string;
@@ -100,8 +101,10 @@ export async function chatCompletion(endpoint: LlmEndpoint, messages: readonly C
     text = await res.text();
   } catch (err) {
     if (o.signal?.aborted) throw fail('cancelled', null, true);
-    if (timeout.aborted) throw fail(`no answer within ${timeoutMs} ms`);
+    if (deadline.timedOut) throw fail(`no answer within ${timeoutMs} ms`);
     throw fail(describeNetworkError(err));
+  } finally {
+    deadline.dispose();
   }
 
   let body: unknown = text;
