@@ -3,7 +3,7 @@
 //
 //   node bench/load.mjs [--rate 20] [--deploys 30] [--waves 6] [--rounds 1] [--agents 50] [--idle-s 15] [--agents-s 15] [--settle-s 35]
 //                       [--real-agents] [--agent-nice 10|idle] [--database-url postgres://…] [--cpu-prof <dir>]
-//                       [--start-only]
+//                       [--start-only] [--floor]
 //
 // Starts a real `denv server` (bin/denv, from dist/: `npm run build` first) on 127.0.0.1 with a
 // fresh data dir, and prints:
@@ -41,6 +41,10 @@
 // SCHED_IDLE class (`chrt --idle`): they run only on a core nothing else wants, the nearest this
 // machine comes to another host. Each service runs in a session of its own; the agent gives its
 // scheduling group the agent's priority (nice 19 for SCHED_IDLE; lib/session-priority.ts).
+// `--floor` also reads, at the same rate and in the same phases, a bare HTTP server in a process of
+// its own that answers every request with the control plane's current answer (load-floor.mjs): its
+// p99 is what this machine's scheduling alone adds to any read while the deploys run, the floor
+// under the control plane's own figures.
 // `--cpu-prof <dir>` writes V8 CPU profiles of the server's threads to <dir> and of the deploying
 // agent to <dir>/agent.
 // Targets (issue 11): p99 ≤ 100 ms in every phase and ≤ 2× idle; first start ≤ 5 s; RSS ≤ 300 MB.
@@ -72,6 +76,7 @@ const REAL_AGENTS = flag('real-agents');
 const DATABASE_URL = arg('database-url', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
 const AGENT_NICE = arg('agent-nice', '10');
+const FLOOR = flag('floor');
 /** Lower an agent's CPU priority before it starts anything (its services inherit it). */
 const niced = (proc) => {
   if (AGENT_NICE === 'idle') {
@@ -195,22 +200,47 @@ async function api(method, path, body) {
 // The bench's own work (posting 30 deploys at once, polling their status, the protocol-level agents)
 // would otherwise delay the reader's timers and the handling of its answers on the same event loop,
 // and count as the server's latency. The reader thread does nothing but read.
-const reader = new Worker(new URL('./load-reader.mjs', import.meta.url), { workerData: { url: `${server.url}/v1/envs?limit=50`, headers, rate: RATE } });
-reader.unref();
-/** Reads GET /v1/envs at RATE/s until `done` resolves (and at least `minMs`); returns latencies (ms). */
-async function readUntil(done, minMs = 0) {
+/** A reader thread reading `url` at RATE/s whenever it is told to start. */
+function startReader(url) {
+  const worker = new Worker(new URL('./load-reader.mjs', import.meta.url), { workerData: { url, headers, rate: RATE } });
+  worker.unref();
+  return worker;
+}
+/** Tell `worker` to start; resolves with its latencies (sorted) once it is told to stop. */
+function reading(worker) {
   const answer = new Promise((resolve, reject) => {
-    reader.once('message', (r) => {
-      reader.off('error', reject);
-      resolve(r);
+    worker.once('message', (r) => {
+      worker.off('error', reject);
+      resolve({ ...r, lat: r.lat.sort((a, b) => a - b) });
     });
-    reader.once('error', reject);
+    worker.once('error', reject);
   });
-  reader.postMessage('start');
+  worker.postMessage('start');
+  return answer;
+}
+const reader = startReader(`${server.url}/v1/envs?limit=50`);
+const floor = FLOOR ? await startFloor() : null;
+/** Reads GET /v1/envs at RATE/s until `done` resolves (and at least `minMs`); returns latencies (ms)
+ *  and, with --floor, the floor's (`floor`), read at the same time with the same answer. */
+async function readUntil(done, minMs = 0) {
+  if (floor) await fetch(floor.url, { method: 'PUT', body: await (await fetch(`${server.url}/v1/envs?limit=50`, { headers })).text() });
+  const answers = [reading(reader), ...(floor ? [reading(floor.reader)] : [])];
   await Promise.all([done, sleep(minMs)]);
   reader.postMessage('stop');
-  const r = await answer;
-  return { ...r, lat: r.lat.sort((a, b) => a - b) };
+  floor?.reader.postMessage('stop');
+  const [r, f] = await Promise.all(answers);
+  return { ...r, floor: f };
+}
+/** load-floor.mjs in a process of its own (at the server's priority), and a reader for it. */
+async function startFloor() {
+  const proc = spawn(process.execPath, [join(root, 'bench', 'load-floor.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(proc);
+  const port = await new Promise((resolve, reject) => {
+    proc.stdout.once('data', (c) => resolve(Number(String(c).trim())));
+    proc.once('exit', (code) => reject(new Error(`load-floor.mjs exited (${code})`)));
+  });
+  const url = `http://127.0.0.1:${port}/`;
+  return { proc, url, reader: startReader(url) };
 }
 
 // ---- one real agent for the deploys ------------------------------------------------------------
@@ -291,6 +321,7 @@ function pooled(parts) {
     agentCpu: parts.reduce((n, p) => n + p.agentCpu, 0),
     loop: { p99: Math.max(...parts.map((p) => p.loop.p99)), max: Math.max(...parts.map((p) => p.loop.max)) },
     machine: { busy: weighted((p) => p.machine.busy), waited: weighted((p) => p.machine.waited) },
+    floor: parts[0].floor && { lat: parts.flatMap((p) => p.floor.lat).sort((a, b) => a - b) },
   };
 }
 // Waves: new envs (their first version), then updates of each (a new version beside the old one).
@@ -414,7 +445,8 @@ const line = (name, r, base) => {
   const p99 = pct(r.lat, 99);
   const ratio = base ? `  p99/idle ${(p99 / pct(base.lat, 99)).toFixed(2).padStart(5)}` : '               ';
   const err = r.errors.length ? `  ${r.errors.length} errors (${[...new Set(r.errors)].slice(0, 3).join(', ')})` : '';
-  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, deploying agent ${(r.agentCpu / (r.ms / 1000)).toFixed(2)}, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}`;
+  const floorLine = r.floor ? `\n           floor (load-floor.mjs, the same answer from a bare server): p50 ${fmt(pct(r.floor.lat, 50))}  p99 ${fmt(pct(r.floor.lat, 99))}${base ? `  p99/idle ${(pct(r.floor.lat, 99) / pct(base.floor.lat, 99)).toFixed(2)}` : ''}` : '';
+  return `  ${name.padEnd(8)} p50 ${fmt(p50)}  p99 ${fmt(p99)}  max ${fmt(r.lat.at(-1))}${ratio}  server cpu ${(r.cpu / (r.ms / 1000)).toFixed(2)} cores, deploying agent ${(r.agentCpu / (r.ms / 1000)).toFixed(2)}, event-loop delay p99 ${r.loop.p99.toFixed(0)} max ${r.loop.max.toFixed(0)} ms, machine busy ${(100 * r.machine.busy).toFixed(0)} %, cpu waited ${(100 * r.machine.waited).toFixed(0)} % (${r.lat.length} reads in ${(r.ms / 1000).toFixed(1)} s)${err}${floorLine}`;
 };
 console.log(`denv load bench — store: ${DATABASE_URL ? 'PostgreSQL server' : 'embedded'}; node ${process.version}; agents at ${AGENT_NICE === 'idle' ? 'SCHED_IDLE' : `nice ${AGENT_NICE}`}`);
 console.log('control plane start (spawn → /healthz, and the CPU it took; RSS of the process tree 1 s later; peak = most the tree held while starting, sampled every 50 ms)');
