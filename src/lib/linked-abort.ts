@@ -7,9 +7,9 @@
  * `AbortSignal.any` makes is recorded in each source (a WeakRef in a set that is never pruned), and
  * a timeout signal with a listener stays in the heap until its timer fires. The engine made one
  * per phase from its stop signal with a 15-minute timeout: ~2.7 KB per phase stayed in the heap
- * for 15 minutes, and ~100 bytes for as long as the control plane ran (54 MB for 20,000 phases in
- * linked-abort.test.ts's measure); under 30 concurrent deploys that was the engine's largest share of
- * what the main thread promoted to its old generation, whose collections pause the API.
+ * for 15 minutes, and ~100 bytes for as long as the control plane ran (54 MB for 20,000 phases
+ * in linked-abort.test.ts's measure); under 30 concurrent deploys that was the engine's largest
+ * share of what the main thread promoted to its old generation, whose collections pause the API.
  */
 export interface LinkedSignal {
   readonly signal: AbortSignal;
