@@ -6,7 +6,8 @@
  * Also one temp root for the run's data dirs (freshDataDir), removed when the run ends: each
  * control plane copies ~40 MB of PGlite, so leaving them behind would fill a small disk.
  */
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,9 +68,11 @@ export default async function setup(project: TestProject) {
   const dataRoot = mkdtempSync(join(tmpdir(), 'denv-tests-'));
   chmodSync(dataRoot, 0o711); // services run as users of their own and must reach their files below it
   project.provide('testDataRoot', dataRoot);
-  return () => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(dataRoot, { recursive: true, force: true });
+  // Removed without blocking vitest's event loop: the data root holds every test control plane's
+  // copy of PGlite and takes ~7 s to remove; done synchronously, it held back the last test file's
+  // worker exit past vitest's 10 s teardownTimeout ("Timeout terminating forks worker …").
+  return async () => {
+    await Promise.all([rm(root, { recursive: true, force: true }), rm(dataRoot, { recursive: true, force: true })]);
   };
 }
 
