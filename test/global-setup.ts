@@ -71,8 +71,7 @@ export default async function setup(project: TestProject) {
   // Removed without blocking vitest's event loop: the data root holds every test control plane's
   // copy of PGlite and takes ~7 s to remove. Done synchronously it blocked the loop while vitest was
   // stopping the last test file's worker, whose 10 s teardownTimeout then fired before the worker's
-  // exit was seen: "Timeout terminating forks worker …" after runs that passed (3 of 3 runs; 0 of 1
-  // since).
+  // exit was seen: "Timeout terminating forks worker …" after runs that passed.
   return async () => {
     await Promise.all([rm(root, { recursive: true, force: true }), rm(dataRoot, { recursive: true, force: true })]);
   };
