@@ -240,7 +240,7 @@ async function startFloor() {
     proc.once('exit', (code) => reject(new Error(`load-floor.mjs exited (${code})`)));
   });
   const url = `http://127.0.0.1:${port}/`;
-  return { proc, url, reader: startReader(url) };
+  return { url, reader: startReader(url) };
 }
 
 // ---- one real agent for the deploys ------------------------------------------------------------

@@ -1,10 +1,11 @@
 import { getEventListeners, once } from 'node:events';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { shippedFiles } from '../../test/helpers/shipped-files.js';
 import { linkedSignal } from './linked-abort.js';
 
 describe('linkedSignal', () => {
@@ -76,12 +77,7 @@ describe('linkedSignal', () => {
 describe('combined signals', () => {
   it('src/ combines abort signals only through linkedSignal (AbortSignal.any keeps what it makes in its sources)', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => {
-        const full = join(dir, name);
-        return statSync(full).isDirectory() ? files(full) : name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
-      });
-    const users = files(join(root, 'src'))
+    const users = shippedFiles(join(root, 'src'))
       .filter((f) => !f.endsWith(join('lib', 'linked-abort.ts')) && /AbortSignal\.any\(/.test(readFileSync(f, 'utf8')))
       .map((f) => relative(root, f));
     expect(users).toEqual([]);

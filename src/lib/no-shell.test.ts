@@ -5,10 +5,11 @@
  * command string (exec, execSync …), and no spawn passes `shell`. The dynamic half records every
  * program a real agent starts during docker deploys (test/docker-standalone.test.ts).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { shippedFiles } from '../../test/helpers/shipped-files.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -20,16 +21,6 @@ const SPAWNERS = new Set([
   'src/lib/git/git-ssh-main.ts', // bin/denv-git-ssh: ssh with git's own stdio, in place of git's `ssh`
   'src/agent/service/supervise.ts', // denv's supervisor: the agent as its child, sharing its log as stdio
 ]);
-
-function shippedFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...shippedFiles(full));
-    else if (/\.(ts|mjs|js)$/.test(name) && !name.endsWith('.test.ts') && !full.includes(`${join('src', 'agent', 'testing')}`)) out.push(full);
-  }
-  return out;
-}
 
 describe('no shell', () => {
   const files = [...shippedFiles(join(ROOT, 'src')), ...shippedFiles(join(ROOT, 'action')), join(ROOT, 'bin', 'denv'), join(ROOT, 'bin', 'denv-git-ssh')];
